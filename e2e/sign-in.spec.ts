@@ -1,0 +1,66 @@
+import { expect, test } from '@playwright/test';
+
+const redirectUri = 'http://127.0.0.1:5173/auth/callback';
+const authorizePath = (state: string, scope = 'full') =>
+  `/auth/login/oauth/authorize?${new URLSearchParams({ client_id: 'asset-manager', redirect_uri: redirectUri, state, scope })}`;
+
+test.beforeEach(async ({ page }) => {
+  // Stand in for the web app at its redirect URI: the sign-in service is what is under test here.
+  await page.route(`${redirectUri}*`, (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><title>callback</title><h1>Back in the app</h1>',
+    }),
+  );
+});
+
+test('a person signs in, allows the app and returns with a code and the same state', async ({ page }) => {
+  await page.goto(authorizePath('state;with+odd=chars&x'));
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await expect(page.getByText('Asset Manager')).toBeVisible();
+  await page.getByLabel('Email').fill('issuer@demo.test');
+  await page.getByLabel('Password').fill('demo-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Allow Asset Manager?' })).toBeVisible();
+  await expect(page.getByText('issuer@demo.test')).toBeVisible();
+  await page.getByRole('button', { name: 'Allow' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Back in the app' })).toBeVisible();
+  const url = new URL(page.url());
+  expect(url.searchParams.get('state')).toBe('state;with+odd=chars&x');
+  expect(url.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(url.searchParams.get('iss')).toBe('http://127.0.0.1:4100');
+});
+
+test('a wrong password keeps the person on the form with a message, using only the keyboard', async ({
+  page,
+}) => {
+  await page.goto(authorizePath('s1'));
+  await expect(page.getByLabel('Email')).toBeFocused();
+  await page.keyboard.type('investor@demo.test');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('not-the-password');
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('alert')).toHaveText('The email or password is incorrect.');
+  await expect(page.getByLabel('Email')).toHaveValue('investor@demo.test');
+});
+
+test('declining sends the person back with access_denied', async ({ page }) => {
+  await page.goto(authorizePath('declined-state', 'basic'));
+  await page.getByLabel('Email').fill('investor@demo.test');
+  await page.getByLabel('Password').fill('demo-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByText('basic', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Deny' }).click();
+  await expect(page.getByRole('heading', { name: 'Back in the app' })).toBeVisible();
+  const url = new URL(page.url());
+  expect(url.searchParams.get('error')).toBe('access_denied');
+  expect(url.searchParams.get('state')).toBe('declined-state');
+});
+
+test('an unknown application gets an error page, not a redirect', async ({ page }) => {
+  const response = await page.goto(authorizePath('s').replace('asset-manager', 'unknown-app'));
+  expect(response?.status()).toBe(400);
+  await expect(page.getByRole('heading', { name: 'Unknown application' })).toBeVisible();
+});

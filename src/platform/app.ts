@@ -1,0 +1,131 @@
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { apiPaths } from '../shared/api/paths';
+import type { PlatformContext } from './context';
+import { openDatabase } from './db/database';
+import { seedDemoData } from './db/demo-seed';
+import type { PlatformConfig } from './env';
+import { installErrorHandling } from './errors';
+import { bearerAuthentication } from './oauth/bearer';
+import { signInRoutes } from './oauth/sign-in-routes';
+import { tokenRoutes } from './oauth/token-routes';
+import { loadSigningKey } from './security/secrets';
+import { defaultSignInRules, SignInLimiter } from './security/sign-in-limiter';
+import { meRoutes } from './users/me-routes';
+
+const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
+
+export interface PlatformOptions {
+  clock?: () => number;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/**
+ * Builds the platform (database opened and migrated, demo data seeded when configured) without
+ * listening, so tests and `main.ts` share one factory.
+ */
+export async function buildPlatform(
+  config: PlatformConfig,
+  options: PlatformOptions = {},
+): Promise<FastifyInstance> {
+  const clock = options.clock ?? Date.now;
+  const db = await openDatabase(config.dataDir);
+  if (config.demoSeed) await seedDemoData(db, config, clock());
+  const ctx: PlatformContext = {
+    config,
+    db,
+    clock,
+    signingKey: loadSigningKey(config.dataDir),
+    signInLimiter: new SignInLimiter(defaultSignInRules, clock),
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? {
+      level: config.logLevel,
+      serializers: { req: (req) => ({ method: req.method, url: req.url.split('?')[0] }) },
+    },
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onClose', async () => db.destroy());
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Investment Platform API', version: '2.0.0' },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(helmet, {
+    frameguard: { action: 'deny' },
+    // Not no-referrer: under it browsers send `Origin: null` on form posts, and the sign-in forms
+    // check Origin. same-origin still leaks nothing to other sites (codes travel in redirect URLs).
+    referrerPolicy: { policy: 'same-origin' },
+    // HSTS only means something on https; on plain http it would only confuse a local browser.
+    strictTransportSecurity: config.publicUrl.startsWith('https:'),
+    contentSecurityPolicy: {
+      directives: {
+        'default-src': ["'none'"],
+        'style-src': ["'self'"],
+        'img-src': ["'self'"],
+        'base-uri': ["'none'"],
+        'frame-ancestors': ["'none'"],
+        // No form-action: Chromium applies it to the redirect after consent, which goes to the client.
+        'form-action': null,
+        'script-src': null,
+        'upgrade-insecure-requests': null,
+      },
+    },
+  });
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const path = (request.url ?? '').split('?')[0]!;
+      // The token endpoint is called by the proxy only, never from a browser (decisions.md).
+      const allowed = path.startsWith('/v2/core/') && path !== apiPaths.token && path !== apiPaths.revoke;
+      callback(null, {
+        origin: allowed ? config.webOrigins : false,
+        methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
+        exposedHeaders: ['ETag', 'Retry-After'],
+        maxAge: 600,
+      });
+    },
+  });
+  await app.register(rateLimit, {
+    max: config.apiRateLimit,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      message: `Rate limit exceeded, retry in ${context.after}`,
+    }),
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get(apiPaths.openapi, { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(signInRoutes, { ctx });
+  await app.register(tokenRoutes, { ctx });
+  // Everything under /v2/core needs a bearer token, unknown paths included (so they answer 401, not
+  // 404, to a stranger), except the token endpoints and the API description.
+  const authenticate = bearerAuthentication(ctx);
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0]!;
+    if (path.startsWith('/v2/core/') && !publicApiPaths.has(path)) await authenticate(request);
+  });
+  await app.register(meRoutes, { ctx });
+
+  return app;
+}

@@ -1,0 +1,13 @@
+import type { DB } from './db/database';
+import type { PlatformConfig } from './env';
+import type { SignInLimiter } from './security/sign-in-limiter';
+
+/** What every route module needs, built once by the app factory and passed down explicitly. */
+export interface PlatformContext {
+  config: PlatformConfig;
+  db: DB;
+  /** Milliseconds since the epoch; tests move it to expire codes and tokens. */
+  clock: () => number;
+  signingKey: Buffer;
+  signInLimiter: SignInLimiter;
+}

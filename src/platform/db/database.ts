@@ -1,0 +1,33 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import type { Database } from './schema';
+import * as m0001 from './migrations/0001-identity-and-entities';
+
+/** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
+const migrations: Record<string, Migration> = {
+  '0001-identity-and-entities': m0001,
+};
+
+export type DB = Kysely<Database>;
+
+/** Opens (and creates) the database file in the data directory and brings its schema up to date. */
+export async function openDatabase(dataDir: string): Promise<DB> {
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SQLite(join(dataDir, 'platform.sqlite'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  // The admin commands may write while a server runs: wait for its lock instead of failing.
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}

@@ -1,0 +1,80 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PlatformConfig } from '../env';
+import { createClient } from '../oauth/clients';
+import { createUser } from '../users/users';
+import type { DB } from './database';
+
+export const webClientId = 'asset-manager';
+
+/**
+ * Demo data of running.md, created only on an empty database: three users, their entities, and
+ * the web app's OAuth client, whose secret is written to DATA_DIR/web-client.json for `npm start`.
+ */
+export async function seedDemoData(db: DB, config: PlatformConfig, now = Date.now()): Promise<boolean> {
+  const existing = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  if (existing) return false;
+
+  const password = config.demoPassword;
+  const investor = await createUser(
+    db,
+    { email: 'investor@demo.test', role: 'investor', password, name: 'Ivy Investor' },
+    now,
+  );
+  const issuer = await createUser(
+    db,
+    { email: 'issuer@demo.test', role: 'issuer', password, name: 'Isaac Issuer' },
+    now,
+  );
+  await createUser(db, { email: 'admin@demo.test', role: 'admin', password, name: 'Ada Admin' }, now);
+
+  const productNames = ['Solar Farm Fund I', 'Harbor Street Lofts'];
+  const productIds: number[] = [];
+  for (const [i, name] of productNames.entries()) {
+    const { id } = await db
+      .insertInto('products')
+      .values({ owner_id: issuer.id, name, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    productIds.push(id);
+    await db
+      .insertInto('investments')
+      .values({ product_id: id, owner_id: issuer.id, name: `${name} — Series A`, created_at: now })
+      .execute();
+    await db
+      .insertInto('team_members')
+      .values({ product_id: id, name: ['Grace Founder', 'Omar Partner'][i]!, created_at: now })
+      .execute();
+  }
+  await db
+    .insertInto('accreditations')
+    .values({
+      owner_id: investor.id,
+      name: 'Accreditation of Ivy Investor',
+      status: 'pending',
+      created_at: now,
+    })
+    .execute();
+  await db
+    .insertInto('indications_of_interest')
+    .values({
+      owner_id: investor.id,
+      product_id: productIds[0]!,
+      name: `Interest in ${productNames[0]}`,
+      created_at: now,
+    })
+    .execute();
+
+  const redirectUri = `${config.webPublicUrl}/auth/callback`;
+  const client = await createClient(
+    db,
+    { clientId: webClientId, name: 'Asset Manager', redirectUris: [redirectUri] },
+    now,
+  );
+  writeFileSync(
+    join(config.dataDir, 'web-client.json'),
+    `${JSON.stringify({ ...client, redirect_uris: [redirectUri] }, null, 2)}\n`,
+    { mode: 0o600 },
+  );
+  return true;
+}

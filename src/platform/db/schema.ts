@@ -1,0 +1,144 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Role } from '../../shared/api/me';
+
+/**
+ * Tables of the platform's database. Timestamps are integer milliseconds since the epoch;
+ * secrets (passwords, client secrets, codes, tokens) are stored only as hashes.
+ */
+export interface Database {
+  users: UsersTable;
+  oauth_clients: OAuthClientsTable;
+  sessions: SessionsTable;
+  consents: ConsentsTable;
+  authorization_codes: AuthorizationCodesTable;
+  grants: GrantsTable;
+  access_tokens: AccessTokensTable;
+  refresh_tokens: RefreshTokensTable;
+  products: ProductsTable;
+  investments: InvestmentsTable;
+  team_members: TeamMembersTable;
+  accreditations: AccreditationsTable;
+  indications_of_interest: IndicationsOfInterestTable;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  name: string;
+  role: Role;
+  password_hash: string;
+  created_at: number;
+}
+export type User = Selectable<UsersTable>;
+
+export interface OAuthClientsTable {
+  client_id: string;
+  name: string;
+  /** sha256 of the secret: secrets are 256 random bits, so a slow hash adds nothing but latency. */
+  secret_hash: string;
+  /** JSON array of registered redirect URIs, matched byte for byte. */
+  redirect_uris: string;
+  created_at: number;
+}
+export type OAuthClient = Selectable<OAuthClientsTable>;
+
+/** Sign-in sessions of the sign-in service (cookie holds the token, the table its hash). */
+export interface SessionsTable {
+  token_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ConsentsTable {
+  user_id: number;
+  client_id: string;
+  scope: string;
+  created_at: number;
+}
+
+export interface AuthorizationCodesTable {
+  id: Generated<number>;
+  code_hash: string;
+  client_id: string;
+  user_id: number;
+  redirect_uri: string;
+  scope: string;
+  state: string;
+  code_challenge: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+export type AuthorizationCode = Selectable<AuthorizationCodesTable>;
+
+/** One grant per redeemed code: the family of every access and refresh token issued from it. */
+export interface GrantsTable {
+  id: Generated<number>;
+  client_id: string;
+  user_id: number;
+  scope: string;
+  authorization_code_id: number;
+  created_at: number;
+  /** Absolute end of the refresh lifetime; rotation never extends it. */
+  expires_at: number;
+  revoked_at: number | null;
+}
+export type Grant = Selectable<GrantsTable>;
+
+export interface AccessTokensTable {
+  token_hash: string;
+  grant_id: number;
+  scope: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  grant_id: number;
+  created_at: number;
+  /** Set when this token was exchanged for a newer one; a second use then revokes the grant. */
+  rotated_at: number | null;
+}
+
+export interface ProductsTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  created_at: number;
+}
+export interface InvestmentsTable {
+  id: Generated<number>;
+  product_id: number;
+  owner_id: number;
+  name: string;
+  created_at: number;
+}
+export interface TeamMembersTable {
+  id: Generated<number>;
+  product_id: number;
+  name: string;
+  created_at: number;
+}
+export type AccreditationStatus = 'pending' | 'approved' | 'rejected';
+export interface AccreditationsTable {
+  id: Generated<number>;
+  owner_id: number;
+  name: string;
+  status: AccreditationStatus;
+  review_note: string | null;
+  reviewed_by: number | null;
+  reviewed_at: number | null;
+  created_at: number;
+}
+export interface IndicationsOfInterestTable {
+  id: Generated<number>;
+  owner_id: number;
+  product_id: number | null;
+  name: string;
+  created_at: number;
+}
+
+export type NewUser = Insertable<UsersTable>;

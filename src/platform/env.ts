@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const seconds = z.coerce.number().int().positive();
+const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+
+const envSchema = z
+  .object({
+    DATA_DIR: z.string().min(1).default('./data'),
+    PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
+    PLATFORM_PORT: port.default(4000),
+    PLATFORM_PUBLIC_URL: url.optional(),
+    DEMO_SEED: flag.default(false),
+    DEMO_PASSWORD: z.string().min(8).default('demo-password'),
+    WEB_PUBLIC_URL: url.default('http://127.0.0.1:5173'),
+    WEB_ORIGINS: z.string().optional(),
+    ACCESS_TOKEN_TTL: seconds.default(3600),
+    REFRESH_TOKEN_TTL: seconds.default(1_209_600),
+    DOWNLOAD_URL_TTL: seconds.default(300),
+    MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(104_857_600),
+    /** Requests per minute and address on the API; the benchmark raises it. */
+    API_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
+    TOKEN_RATE_LIMIT: z.coerce.number().int().positive().default(120),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .transform((env) => {
+    const publicUrl = env.PLATFORM_PUBLIC_URL ?? `http://${env.PLATFORM_HOST}:${env.PLATFORM_PORT}`;
+    const webOrigins = (env.WEB_ORIGINS ?? new URL(env.WEB_PUBLIC_URL).origin)
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    return {
+      dataDir: env.DATA_DIR,
+      host: env.PLATFORM_HOST,
+      port: env.PLATFORM_PORT,
+      publicUrl,
+      demoSeed: env.DEMO_SEED,
+      demoPassword: env.DEMO_PASSWORD,
+      webPublicUrl: env.WEB_PUBLIC_URL,
+      webOrigins,
+      accessTokenTtl: env.ACCESS_TOKEN_TTL,
+      refreshTokenTtl: env.REFRESH_TOKEN_TTL,
+      downloadUrlTtl: env.DOWNLOAD_URL_TTL,
+      maxUploadBytes: env.MAX_UPLOAD_BYTES,
+      apiRateLimit: env.API_RATE_LIMIT,
+      tokenRateLimit: env.TOKEN_RATE_LIMIT,
+      logLevel: env.LOG_LEVEL,
+    };
+  });
+
+export type PlatformConfig = z.output<typeof envSchema>;
+
+/** Reads the platform's configuration; a bad value stops the start with the list of bad variables. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): PlatformConfig {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new Error(`Invalid platform configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** Configuration for tests and tools: defaults plus overrides, without reading process.env. */
+export function configFor(overrides: Record<string, string>): PlatformConfig {
+  return loadConfig(overrides);
+}

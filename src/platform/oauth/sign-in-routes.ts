@@ -1,0 +1,199 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { apiPaths } from '../../shared/api/paths';
+import type { PlatformContext } from '../context';
+import { PageError } from '../errors';
+import { findUserByEmail } from '../users/users';
+import { dummyPasswordHash, verifyPassword } from '../security/passwords';
+import { randomToken, sha256 } from '../security/secrets';
+import {
+  type AuthorizeRequest,
+  authorizeParams,
+  parseAuthorizeRequest,
+  RedirectableError,
+  redirectTo,
+} from './authorize-request';
+import { renderConsentPage, renderLoginPage, renderMessagePage, stylesheet, stylesheetPath } from './pages';
+import { assertSameOriginForm, csrfTokenFor, currentUser, startSession } from './sign-in-session';
+
+const loginPath = '/auth/login';
+const codeLifetimeMs = 60_000;
+
+/** The sign-in service: spec 4.1 plus the login and consent pages of decisions.md. */
+export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+  const iss = ctx.config.publicUrl;
+  const page = { errorFormat: 'page' as const };
+
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+  });
+
+  app.get(stylesheetPath, { config: page }, async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
+  );
+
+  const redirect = (reply: FastifyReply, status: 302 | 303, location: string) =>
+    reply.code(status).header('location', location).send();
+
+  const redirectError = (reply: FastifyReply, status: 302 | 303, error: RedirectableError) =>
+    redirect(
+      reply,
+      status,
+      redirectTo(error.redirectUri, {
+        error: error.error,
+        error_description: error.message,
+        state: error.state,
+        iss,
+      }),
+    );
+
+  /** Validates the request; when the error may go back to the client, sends it and answers undefined. */
+  async function parseOrRedirect(reply: FastifyReply, params: Record<string, unknown>, status: 302 | 303) {
+    try {
+      return await parseAuthorizeRequest(ctx.db, params);
+    } catch (error) {
+      if (error instanceof RedirectableError) {
+        redirectError(reply, status, error);
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /** Issues a single-use code (only its hash is kept) and sends the user back with it. */
+  async function redirectWithCode(
+    reply: FastifyReply,
+    status: 302 | 303,
+    request: AuthorizeRequest,
+    userId: number,
+  ) {
+    const code = randomToken(32);
+    const now = ctx.clock();
+    await ctx.db
+      .insertInto('authorization_codes')
+      .values({
+        code_hash: sha256(code),
+        client_id: request.client.client_id,
+        user_id: userId,
+        redirect_uri: request.redirectUri,
+        scope: request.scope,
+        state: request.state,
+        code_challenge: request.codeChallenge,
+        created_at: now,
+        expires_at: now + codeLifetimeMs,
+      })
+      .execute();
+    return redirect(reply, status, redirectTo(request.redirectUri, { code, state: request.state, iss }));
+  }
+
+  const hasConsent = async (userId: number, request: AuthorizeRequest) =>
+    (await ctx.db
+      .selectFrom('consents')
+      .select('user_id')
+      .where('user_id', '=', userId)
+      .where('client_id', '=', request.client.client_id)
+      .where('scope', '=', request.scope)
+      .executeTakeFirst()) !== undefined;
+
+  function loginPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    returnTo: string,
+    extra: { email?: string; error?: string; clientName?: string } = {},
+  ) {
+    const csrfToken = csrfTokenFor(ctx, request, reply);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(renderLoginPage({ action: loginPath, returnTo, csrfToken, ...extra }));
+  }
+
+  app.get(apiPaths.authorize, { config: page }, async (request, reply) => {
+    const authorizeRequest = await parseOrRedirect(reply, request.query as Record<string, unknown>, 302);
+    if (!authorizeRequest) return reply;
+    const user = await currentUser(ctx, request);
+    if (!user) return loginPage(request, reply, request.url, { clientName: authorizeRequest.client.name });
+    if (await hasConsent(user.id, authorizeRequest))
+      return redirectWithCode(reply, 302, authorizeRequest, user.id);
+    const html = renderConsentPage({
+      action: apiPaths.authorize,
+      clientName: authorizeRequest.client.name,
+      scope: authorizeRequest.scope,
+      userEmail: user.email,
+      csrfToken: csrfTokenFor(ctx, request, reply),
+      params: authorizeParams(authorizeRequest),
+    });
+    return reply.type('text/html; charset=utf-8').send(html);
+  });
+
+  // The consent form posts here with the authorization request in hidden fields.
+  app.post(apiPaths.authorize, { config: page }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    assertSameOriginForm(ctx, request, body.csrf_token);
+    const user = await currentUser(ctx, request);
+    if (!user)
+      throw new PageError(
+        401,
+        'Signed out',
+        'Your sign-in has ended. Go back to the application and sign in again.',
+      );
+    const authorizeRequest = await parseOrRedirect(reply, body, 303);
+    if (!authorizeRequest) return reply;
+    if (body.decision !== 'allow') {
+      const { redirectUri, state } = authorizeRequest;
+      return redirectError(
+        reply,
+        303,
+        new RedirectableError(redirectUri, 'access_denied', 'The user declined.', state),
+      );
+    }
+    await ctx.db
+      .insertInto('consents')
+      .values({
+        user_id: user.id,
+        client_id: authorizeRequest.client.client_id,
+        scope: authorizeRequest.scope,
+        created_at: ctx.clock(),
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    return redirectWithCode(reply, 303, authorizeRequest, user.id);
+  });
+
+  app.get(loginPath, { config: page }, async (request, reply) => loginPage(request, reply, loginPath));
+
+  app.post(loginPath, { config: page }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    assertSameOriginForm(ctx, request, body.csrf_token);
+    const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
+    // Only our own authorize URL may be returned to: anything else would be an open redirect.
+    const returnTo =
+      typeof body.return_to === 'string' && body.return_to.startsWith(`${apiPaths.authorize}?`)
+        ? body.return_to
+        : loginPath;
+
+    const waitMs = ctx.signInLimiter.retryAfterMs(email, request.ip);
+    if (waitMs > 0) {
+      reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000)));
+      return loginPage(request, reply, returnTo, {
+        email,
+        error: `Too many failed sign-ins. Wait ${Math.ceil(waitMs / 60_000)} minutes and try again.`,
+      });
+    }
+
+    const user = email ? await findUserByEmail(ctx.db, email) : undefined;
+    const valid = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash));
+    if (!user || !valid) {
+      ctx.signInLimiter.recordFailure(email, request.ip);
+      reply.code(401);
+      return loginPage(request, reply, returnTo, { email, error: 'The email or password is incorrect.' });
+    }
+    ctx.signInLimiter.recordSuccess(email);
+    await startSession(ctx, reply, user.id);
+    if (returnTo === loginPath) {
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(renderMessagePage('Signed in', `You are signed in as ${user.email}.`));
+    }
+    return reply.code(303).header('location', returnTo).send();
+  });
+}

@@ -1,0 +1,271 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { apiPaths } from '../../shared/api/paths';
+import { oauthErrorSchema } from '../../shared/api/problem';
+import type { PlatformContext } from '../context';
+import type { OAuthClient } from '../db/schema';
+import { OAuthError } from '../errors';
+import { sha256, safeEqual } from '../security/secrets';
+import { isScope } from './authorize-request';
+import { authenticateClient, readOAuthRequest } from './client-auth';
+import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
+
+const supportedGrants = ['authorization_code', 'refresh_token'] as const;
+type GrantType = (typeof supportedGrants)[number];
+
+const tokenResponseSchema = z.object({
+  token_type: z.literal('bearer'),
+  access_token: z.string(),
+  refresh_token: z.string(),
+  expires_in: z.number().int(),
+  scope: z.string(),
+});
+
+const tokenRequestSchema = z
+  .object({
+    grant_type: z
+      .enum(supportedGrants)
+      .optional()
+      .describe('In the query (spec shape) or the body (RFC 6749 shape).'),
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+    code: z.string().optional(),
+    state: z
+      .string()
+      .optional()
+      .describe('Required in the JSON shape; compared with the state given at authorize.'),
+    redirect_uri: z.string().optional(),
+    code_verifier: z.string().optional(),
+    refresh_token: z.string().optional(),
+    scope: z.string().optional(),
+  })
+  .describe('JSON (spec 4.2) or application/x-www-form-urlencoded (RFC 6749 4.1.3, 6).');
+
+const verifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+const noCache = (reply: FastifyReply) =>
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+
+/** `grant_type` from the query (spec shape) or the body (form shape); the two must agree. */
+function checkGrantType(query: Record<string, unknown>, fields: Record<string, string>): GrantType {
+  const fromQuery = query.grant_type;
+  if (Array.isArray(fromQuery)) throw new OAuthError('invalid_request', 'grant_type must be given once.');
+  const fromBody = fields.grant_type;
+  if (typeof fromQuery === 'string' && fromBody !== undefined && fromQuery !== fromBody) {
+    throw new OAuthError('invalid_request', 'grant_type in the query and in the body disagree.');
+  }
+  const grantType = (typeof fromQuery === 'string' ? fromQuery : undefined) ?? fromBody;
+  if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
+  if (!(supportedGrants as readonly string[]).includes(grantType)) {
+    throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported.`);
+  }
+  return grantType as GrantType;
+}
+
+export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+  const route = app.withTypeProvider<ZodTypeProvider>();
+  const oauthConfig = {
+    errorFormat: 'oauth' as const,
+    rateLimit: { max: ctx.config.tokenRateLimit, timeWindow: 60_000 },
+  };
+  const grantInvalid = (why: string) => new OAuthError('invalid_grant', why);
+
+  /** Authorization code grant: each check a small step, in an order that never lets a forger revoke. */
+  async function redeemCode(client: OAuthClient, shape: 'json' | 'form', fields: Record<string, string>) {
+    if (!fields.code) throw new OAuthError('invalid_request', 'code is required.');
+    const code = await ctx.db
+      .selectFrom('authorization_codes')
+      .selectAll()
+      .where('code_hash', '=', sha256(fields.code))
+      .executeTakeFirst();
+    if (!code || code.client_id !== client.client_id) throw grantInvalid('The code is invalid.');
+    if (ctx.clock() > code.expires_at) throw grantInvalid('The code has expired.');
+
+    const verifier = fields.code_verifier;
+    if (code.code_challenge) {
+      if (!verifier || !verifierPattern.test(verifier) || !safeEqual(s256(verifier), code.code_challenge)) {
+        throw grantInvalid('The PKCE code_verifier is missing or does not match.');
+      }
+    } else if (verifier !== undefined) {
+      throw grantInvalid('A code_verifier was sent, but no code_challenge was given at authorize.');
+    }
+    if (shape === 'json' || fields.state !== undefined) {
+      if (fields.state === undefined || !safeEqual(fields.state, code.state)) {
+        throw grantInvalid('state is missing or differs from the one given at authorize.');
+      }
+    }
+    if (shape === 'form' || fields.redirect_uri !== undefined) {
+      if (fields.redirect_uri !== code.redirect_uri)
+        throw grantInvalid('redirect_uri differs from the one given at authorize.');
+    }
+
+    return ctx.db.transaction().execute(async (trx) => {
+      const now = ctx.clock();
+      const claimed = await trx
+        .updateTable('authorization_codes')
+        .set({ used_at: now })
+        .where('id', '=', code.id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      if (claimed.numUpdatedRows === 0n) {
+        // A second redemption by the rightful client: whoever holds the first tokens may be an attacker.
+        const grants = await trx
+          .selectFrom('grants')
+          .select('id')
+          .where('authorization_code_id', '=', code.id)
+          .execute();
+        for (const grant of grants) await revokeGrant(ctx, trx, grant.id);
+        return undefined;
+      }
+      const grant = await trx
+        .insertInto('grants')
+        .values({
+          client_id: client.client_id,
+          user_id: code.user_id,
+          scope: code.scope,
+          authorization_code_id: code.id,
+          created_at: now,
+          expires_at: now + ctx.config.refreshTokenTtl * 1000,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return issueTokens(ctx, trx, grant.id, code.scope);
+    });
+  }
+
+  /** Refresh grant: rotate the refresh token; a rotated one used again ends the family. */
+  async function refresh(client: OAuthClient, fields: Record<string, string>) {
+    if (!fields.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.');
+    const found = await ctx.db
+      .selectFrom('refresh_tokens')
+      .innerJoin('grants', 'grants.id', 'refresh_tokens.grant_id')
+      .select([
+        'refresh_tokens.token_hash',
+        'refresh_tokens.rotated_at',
+        'grants.id as grant_id',
+        'grants.client_id',
+        'grants.scope',
+        'grants.expires_at',
+        'grants.revoked_at',
+      ])
+      .where('refresh_tokens.token_hash', '=', sha256(fields.refresh_token))
+      .executeTakeFirst();
+    if (!found || found.client_id !== client.client_id) throw grantInvalid('The refresh token is invalid.');
+    if (found.revoked_at !== null) throw grantInvalid('The refresh token has been revoked.');
+    if (ctx.clock() >= found.expires_at) throw grantInvalid('The refresh token has expired; sign in again.');
+
+    let scope = found.scope;
+    if (fields.scope !== undefined) {
+      if (!isScope(fields.scope) || (fields.scope === 'full' && found.scope !== 'full')) {
+        throw new OAuthError('invalid_scope', 'A refresh cannot widen the granted scope.');
+      }
+      scope = fields.scope;
+    }
+
+    return ctx.db.transaction().execute(async (trx) => {
+      const rotated = await trx
+        .updateTable('refresh_tokens')
+        .set({ rotated_at: ctx.clock() })
+        .where('token_hash', '=', found.token_hash)
+        .where('rotated_at', 'is', null)
+        .executeTakeFirst();
+      if (rotated.numUpdatedRows === 0n) {
+        await revokeGrant(ctx, trx, found.grant_id);
+        return undefined;
+      }
+      return issueTokens(ctx, trx, found.grant_id, scope);
+    });
+  }
+
+  route.post(
+    apiPaths.token,
+    {
+      config: oauthConfig,
+      bodyLimit: 16 * 1024,
+      schema: {
+        summary: 'Exchange an authorization code or a refresh token for tokens',
+        tags: ['oauth'],
+        querystring: z.object({ grant_type: z.string().optional() }).passthrough(),
+        body: tokenRequestSchema.passthrough(),
+        response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema },
+      },
+      // The steps below read and check every field themselves, in RFC 6749's terms.
+      validatorCompiler: () => (data) => ({ value: data }),
+    },
+    async (request, reply) => {
+      noCache(reply);
+      const { shape, fields } = readOAuthRequest(request);
+      const grantType = checkGrantType(request.query as Record<string, unknown>, fields);
+      const client = await authenticateClient(ctx, request, fields);
+      let tokens: TokenResponse | undefined;
+      if (grantType === 'authorization_code') {
+        tokens = await redeemCode(client, shape, fields);
+        if (!tokens) throw grantInvalid('The code has already been used; tokens issued from it are revoked.');
+      } else {
+        tokens = await refresh(client, fields);
+        if (!tokens) throw grantInvalid('The refresh token was already used; its whole family is revoked.');
+      }
+      return reply.code(200).send(tokens);
+    },
+  );
+
+  route.post(
+    apiPaths.revoke,
+    {
+      config: oauthConfig,
+      bodyLimit: 16 * 1024,
+      schema: {
+        summary: 'Revoke a refresh token (and its family) or an access token (RFC 7009)',
+        tags: ['oauth'],
+        body: z.object({ token: z.string(), token_type_hint: z.string().optional() }).passthrough(),
+        response: { 200: z.undefined().describe('Empty body'), 400: oauthErrorSchema, 401: oauthErrorSchema },
+      },
+      validatorCompiler: () => (data) => ({ value: data }),
+    },
+    async (request, reply) => {
+      noCache(reply);
+      const { fields } = readOAuthRequest(request);
+      const client = await authenticateClient(ctx, request, fields);
+      if (!fields.token) throw new OAuthError('invalid_request', 'token is required.');
+      const hash = sha256(fields.token);
+      const refreshToken = await ctx.db
+        .selectFrom('refresh_tokens')
+        .innerJoin('grants', 'grants.id', 'refresh_tokens.grant_id')
+        .select(['grants.id', 'grants.client_id'])
+        .where('refresh_tokens.token_hash', '=', hash)
+        .executeTakeFirst();
+      if (refreshToken && refreshToken.client_id === client.client_id) {
+        await revokeGrant(ctx, ctx.db, refreshToken.id);
+      } else {
+        // Unknown tokens and other clients' tokens: 200 and no effect (RFC 7009 2.2).
+        await ctx.db
+          .updateTable('access_tokens')
+          .set({ revoked_at: ctx.clock() })
+          .where('token_hash', '=', hash)
+          .where('revoked_at', 'is', null)
+          .where('grant_id', 'in', (qb) =>
+            qb.selectFrom('grants').select('id').where('client_id', '=', client.client_id),
+          )
+          .execute();
+      }
+      return reply.code(200).send(undefined);
+    },
+  );
+
+  // Any other method on these endpoints still answers in RFC 6749's error format (T11).
+  for (const url of [apiPaths.token, apiPaths.revoke]) {
+    app.route({
+      method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'],
+      url,
+      config: oauthConfig,
+      schema: { hide: true },
+      handler: async (_request, reply) => {
+        noCache(reply).header('allow', 'POST');
+        throw new OAuthError('invalid_request', 'Use POST.', 405);
+      },
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A random, URL-safe token: 256 bits by default (codes and tokens need at least 128). */
+export const randomToken = (bytes = 32) => randomBytes(bytes).toString('base64url');
+
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+export const hmac = (key: Buffer, value: string) =>
+  createHmac('sha256', key).update(value).digest('base64url');
+
+/** Compares two secrets in constant time, whatever their lengths. */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = createHash('sha256').update(a).digest();
+  const bb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ab, bb) && a.length === b.length;
+}
+
+/**
+ * The platform's own signing key (CSRF tokens, download URLs), generated once into the data
+ * directory so that restarts keep issued links and forms valid.
+ */
+export function loadSigningKey(dataDir: string): Buffer {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) {
+    const { signing_key } = JSON.parse(readFileSync(file, 'utf8')) as { signing_key: string };
+    return Buffer.from(signing_key, 'base64url');
+  }
+  const key = randomBytes(32);
+  writeFileSync(file, JSON.stringify({ signing_key: key.toString('base64url') }), {
+    mode: 0o600,
+    flag: 'wx',
+  });
+  return key;
+}

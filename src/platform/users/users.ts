@@ -1,0 +1,35 @@
+import type { Role } from '../../shared/api/me';
+import type { DB } from '../db/database';
+import { hashPassword } from '../security/passwords';
+
+export interface NewUserInput {
+  email: string;
+  role: Role;
+  password: string;
+  name?: string;
+}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** Adds a user with a scrypt password hash; the name defaults to the email's local part. */
+export async function createUser(db: DB, input: NewUserInput, now = Date.now()) {
+  const email = normalizeEmail(input.email);
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`Not an email address: ${input.email}`);
+  if (input.password.length < 8) throw new Error('The password must have at least 8 characters.');
+  const { id } = await db
+    .insertInto('users')
+    .values({
+      email,
+      name: input.name ?? email.split('@')[0]!,
+      role: input.role,
+      password_hash: await hashPassword(input.password),
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id, email, role: input.role };
+}
+
+export async function findUserByEmail(db: DB, email: string) {
+  return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+}
