@@ -1,27 +1,30 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { importX } from 'eslint-plugin-import-x';
-import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import boundaries from 'eslint-plugin-boundaries';
 import prettier from 'eslint-config-prettier';
 
 const programs = ['web', 'proxy', 'platform', 'cli'];
+const others = (self) => programs.filter((p) => p !== self);
 
-/** Each program imports `shared` and never another program; `shared` imports nothing of ours. */
-const boundaryZones = [
+/**
+ * Module boundaries of architecture.md: each program imports `shared` and never another program;
+ * `shared` imports nothing of ours; end-to-end tests reach the programs over HTTP only.
+ */
+const boundaryPolicies = [
   {
-    target: './src/shared',
-    from: programs.map((p) => `./src/${p}`),
+    from: { element: { type: 'shared' } },
+    disallow: { to: { element: { types: { anyOf: [...programs, 'e2e'] } } } },
     message: 'src/shared is the contract: it imports nothing of ours.',
   },
   ...programs.map((program) => ({
-    target: `./src/${program}`,
-    from: programs.filter((p) => p !== program).map((p) => `./src/${p}`),
+    from: { element: { type: program } },
+    disallow: { to: { element: { types: { anyOf: [...others(program), 'e2e'] } } } },
     message: 'web, proxy, platform and cli never import each other; share code through src/shared.',
   })),
   {
-    target: './e2e',
-    from: programs.map((p) => `./src/${p}`),
+    from: { element: { type: 'e2e' } },
+    disallow: { to: { element: { types: { anyOf: programs } } } },
     message: 'End-to-end tests talk to the running programs over HTTP and the browser only.',
   },
 ];
@@ -31,12 +34,16 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    plugins: { 'import-x': importX },
+    plugins: { boundaries },
     settings: {
-      'import-x/resolver-next': [createTypeScriptImportResolver({ alwaysTryTypes: true })],
+      'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js'] } },
+      'boundaries/elements': [
+        ...['shared', ...programs].map((name) => ({ type: name, pattern: `src/${name}` })),
+        { type: 'e2e', pattern: 'e2e' },
+      ],
     },
     rules: {
-      'import-x/no-restricted-paths': ['error', { zones: boundaryZones }],
+      'boundaries/dependencies': ['error', { default: 'allow', policies: boundaryPolicies }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
