@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
  * the web app join it here. Each program runs as its own process, talking over real HTTP, and
  * Ctrl-C stops them all.
  */
-const env = { ...process.env, DEMO_SEED: process.env.DEMO_SEED ?? '1' };
+const env: NodeJS.ProcessEnv = { ...process.env, DEMO_SEED: process.env.DEMO_SEED ?? '1' };
 const host = env.PLATFORM_HOST ?? '127.0.0.1';
 const port = env.PLATFORM_PORT ?? '4000';
 const platformUrl = env.PLATFORM_PUBLIC_URL ?? `http://${host}:${port}`;
