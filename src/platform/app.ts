@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
+import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -18,6 +19,12 @@ import { tokenRoutes } from './oauth/token-routes';
 import { loadSigningKey } from './security/secrets';
 import { defaultSignInRules, SignInLimiter } from './security/sign-in-limiter';
 import { meRoutes } from './users/me-routes';
+import { assetRoutes } from './assets/asset-routes';
+import { deliveryRoutes } from './assets/delivery-routes';
+import { entityRoutes } from './entities/entity-routes';
+import { createFsBlobStore } from './storage/fs-blob-store';
+import { sweepStorage } from './storage/sweep';
+import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
 
@@ -43,7 +50,9 @@ export async function buildPlatform(
     clock,
     signingKey: loadSigningKey(config.dataDir),
     signInLimiter: new SignInLimiter(defaultSignInRules, clock),
+    blobs: createFsBlobStore(join(config.dataDir, 'blobs')),
   };
+  await sweepStorage(ctx);
 
   const app = Fastify({
     logger: options.logger ?? {
@@ -69,6 +78,17 @@ export async function buildPlatform(
   });
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(multipart, {
+    limits: {
+      // One more byte than allowed, so that an oversized file is noticed rather than silently cut.
+      fileSize: config.maxUploadBytes + 1,
+      files: 1,
+      fields: 20,
+      fieldSize: 64 * 1024,
+      parts: 25,
+      headerPairs: 100,
+    },
+  });
   await app.register(helmet, {
     frameguard: { action: 'deny' },
     // Not no-referrer: under it browsers send `Origin: null` on form posts, and the sign-in forms
@@ -126,6 +146,9 @@ export async function buildPlatform(
     if (path.startsWith('/v2/core/') && !publicApiPaths.has(path)) await authenticate(request);
   });
   await app.register(meRoutes, { ctx });
+  await app.register(assetRoutes, { ctx });
+  await app.register(entityRoutes, { ctx });
+  await app.register(deliveryRoutes, { ctx });
 
   return app;
 }

@@ -1,6 +1,7 @@
 import type { DB } from './db/database';
 import type { PlatformConfig } from './env';
 import type { SignInLimiter } from './security/sign-in-limiter';
+import type { BlobStore } from './storage/blob-store';
 
 /** What every route module needs, built once by the app factory and passed down explicitly. */
 export interface PlatformContext {
@@ -10,4 +11,5 @@ export interface PlatformContext {
   clock: () => number;
   signingKey: Buffer;
   signInLimiter: SignInLimiter;
+  blobs: BlobStore;
 }

@@ -4,10 +4,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001-identity-and-entities';
+import * as m0002 from './migrations/0002-assets';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
 const migrations: Record<string, Migration> = {
   '0001-identity-and-entities': m0001,
+  '0002-assets': m0002,
 };
 
 export type DB = Kysely<Database>;

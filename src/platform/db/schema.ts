@@ -1,5 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
-import type { Role } from '../../shared/api/me';
+import type { AssetableType, Role } from '../../shared/api/me';
 
 /**
  * Tables of the platform's database. Timestamps are integer milliseconds since the epoch;
@@ -19,6 +19,8 @@ export interface Database {
   team_members: TeamMembersTable;
   accreditations: AccreditationsTable;
   indications_of_interest: IndicationsOfInterestTable;
+  assets: AssetsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export interface UsersTable {
@@ -142,3 +144,41 @@ export interface IndicationsOfInterestTable {
 }
 
 export type NewUser = Insertable<UsersTable>;
+
+export interface AssetsTable {
+  id: Generated<number>;
+  name: string;
+  file_type: string;
+  assetable_type: AssetableType;
+  assetable_id: number;
+  /** Opaque key of the bytes in the blob store; never derived from user input. */
+  blob_key: string;
+  /** Sniffed from the bytes, never taken from the client. */
+  content_type: string;
+  size: number;
+  sha256: string;
+  /** Pixel size after EXIF orientation, for images. */
+  width: number | null;
+  height: number | null;
+  /** JSON object. */
+  meta: string;
+  private: number;
+  thumbnail_of: number | null;
+  /** Bumped at every update; the ETag. */
+  version: number;
+  created_by: number;
+  created_at: number;
+  updated_at: number;
+}
+export type AssetRow = Selectable<AssetsTable>;
+
+/** Create requests already answered, per user and Idempotency-Key (decisions.md: 24 hours). */
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  /** Hash of the request's fields and file; null while the first request is still running. */
+  request_hash: string | null;
+  status: number | null;
+  response: string | null;
+  created_at: number;
+}

@@ -1,0 +1,152 @@
+import type { FastifyRequest } from 'fastify';
+import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
+import type { PlatformContext } from '../context';
+import { ApiError, forbidden, notFound, validationFailed } from '../errors';
+import { entityAccess, findEntity } from '../entities/entities';
+import type { StagedBlob } from '../storage/blob-store';
+import {
+  checkCrop,
+  nameFromFileName,
+  parseCreateFields,
+  parseEarlyFields,
+  type CreateFields,
+} from './asset-input';
+import { etagOf, toApiAsset } from './asset-records';
+import { sniffContent } from './content-sniffing';
+import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
+import { probeImage } from './image-probe';
+import { readUploadBody } from './upload-body';
+
+export interface Created {
+  response: StoredResponse;
+  etag?: string;
+}
+
+/** The entity must exist, be visible to the caller (else 404) and be theirs to write (else 403). */
+async function writableEntity(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  input: Pick<CreateFields, 'assetable_type' | 'assetable_id'>,
+) {
+  const entity = await findEntity(ctx, input.assetable_type, input.assetable_id);
+  const access = entity ? entityAccess(request.caller, entity) : 'none';
+  if (!entity || access === 'none') throw notFound(`No ${input.assetable_type} ${input.assetable_id}.`);
+  if (access !== 'write') throw forbidden(`You may not add files to this ${input.assetable_type}.`);
+  return entity;
+}
+
+/**
+ * `POST /v2/core/assets`: stream the file to a staging area (hashing and counting on the way),
+ * check everything, then commit the bytes and insert the row. Any failure leaves nothing behind:
+ * no row, no file, no temporary file.
+ */
+export async function createAsset(ctx: PlatformContext, request: FastifyRequest): Promise<Created> {
+  const caller = request.caller;
+  const idempotency = new IdempotencyKeys(ctx);
+  const key = idempotency.parseHeader(request.headers['idempotency-key']);
+  const claim = key ? await idempotency.claim(caller.userId, key) : undefined;
+
+  let staged: StagedBlob | undefined;
+  let committedKey: string | undefined;
+  let inserted = false;
+  try {
+    const body = await readUploadBody(request, ctx.blobs, async (fieldsSoFar) => {
+      // Refuse a bad target before reading a byte of the file, when the fields came first.
+      const early = parseEarlyFields(fieldsSoFar);
+      if (!early) return ctx.config.maxUploadBytes;
+      await writableEntity(ctx, request, early);
+      return maxBytesFor(early.fileType, ctx.config.maxUploadBytes);
+    });
+    staged = body.staged;
+    const input = parseCreateFields(body.fields);
+    const entity = await writableEntity(ctx, request, input);
+    const fileType = input.fileType;
+
+    const limit = maxBytesFor(fileType, ctx.config.maxUploadBytes);
+    if (staged.size > limit) {
+      throw new ApiError(
+        413,
+        'file_too_large',
+        `The file is larger than the ${Math.round(limit / 1024 / 1024)} MB limit for this file type.`,
+      );
+    }
+    if (staged.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
+    const sniffed = await sniffContent(staged.head, body.fileName ?? input.name);
+    if (sniffed.kind === 'refused' || !fileType.accepts.includes(sniffed.kind)) {
+      const what = sniffed.kind === 'refused' ? sniffed.what : `a ${sniffed.kind.toUpperCase()} file`;
+      throw new ApiError(
+        415,
+        'unsupported_content',
+        `This file is ${what}, which a ${fileType.fileType} does not accept.`,
+      );
+    }
+    const name = input.name ?? nameFromFileName(body.fileName);
+    if (!name) throw validationFailed([{ field: 'name', message: 'is required when the file has no name' }]);
+    const meta = input.meta ?? {};
+
+    const hash = requestHash({ ...input, fileType: undefined, name }, staged.sha256);
+    if (claim?.kind === 'replay') {
+      await staged.discard();
+      staged = undefined;
+      if (claim.requestHash !== hash) {
+        throw new ApiError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used for a different request.',
+        );
+      }
+      return { response: claim.response };
+    }
+
+    await staged.commit();
+    committedKey = staged.key;
+    const image =
+      fileType.documentType === 'image'
+        ? await probeImage(await openBlob(ctx, staged.key), maxImagePixels)
+        : null;
+    checkCrop(meta, image);
+
+    const now = ctx.clock();
+    const created = await ctx.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('assets')
+        .values({
+          name,
+          file_type: fileType.fileType,
+          assetable_type: entity.type,
+          assetable_id: entity.id,
+          blob_key: staged!.key,
+          content_type: sniffed.mime,
+          size: staged!.size,
+          sha256: staged!.sha256,
+          width: image?.width ?? null,
+          height: image?.height ?? null,
+          meta: JSON.stringify(meta),
+          private: (input.private ?? fileType.privateByDefault) ? 1 : 0,
+          version: 1,
+          created_by: caller.userId,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const response = { status: 201, body: { asset: toApiAsset(row, null) } };
+      if (key) await idempotency.complete(trx, caller.userId, key, hash, response);
+      return { response, etag: etagOf(row) };
+    });
+    inserted = true;
+    return created;
+  } finally {
+    if (!inserted) {
+      if (committedKey) await ctx.blobs.delete(committedKey);
+      else await staged?.discard();
+      if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key);
+    }
+  }
+}
+
+export async function openBlob(ctx: PlatformContext, key: string) {
+  const stream = await ctx.blobs.open(key);
+  if (!stream) throw new Error(`blob ${key} is missing`);
+  return stream;
+}
