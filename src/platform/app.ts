@@ -61,6 +61,8 @@ export async function buildPlatform(
     },
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
+    // On stop, end keep-alive and in-flight connections too: a stop should not wait on a slow upload.
+    forceCloseConnections: true,
     // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -174,6 +174,8 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
       .type('text/html; charset=utf-8')
       .send(renderErrorPage(problemOf(n).title, n.detail));
   }
+  // After a 413 the rest of the body is unread: close the connection rather than drain it.
+  if (n.status === 413) reply.header('connection', 'close');
   return reply.code(n.status).headers(n.headers).type('application/problem+json').send(problemOf(n));
 }
 

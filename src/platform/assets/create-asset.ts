@@ -15,7 +15,7 @@ import { etagOf, toApiAsset } from './asset-records';
 import { sniffContent } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
 import { probeImage } from './image-probe';
-import { readUploadBody } from './upload-body';
+import { formatMegabytes, readUploadBody } from './upload-body';
 
 export interface Created {
   response: StoredResponse;

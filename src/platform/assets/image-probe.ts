@@ -12,7 +12,8 @@ export interface ImageSize {
  * (U6) is refused without decoding a single pixel.
  */
 export async function probeImage(source: Readable, maxPixels: number): Promise<ImageSize> {
-  const reader = sharp({ failOn: 'error' });
+  // No pixel limit inside sharp here: metadata() reads the header only, and we apply our own limit.
+  const reader = sharp({ failOn: 'error', limitInputPixels: false });
   source.pipe(reader);
   let metadata: Metadata;
   try {

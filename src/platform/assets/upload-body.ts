@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, validationFailed } from '../errors';
-import type { BlobStore, StagedBlob } from '../storage/blob-store';
+import { type BlobStore, BlobTooLargeError, type StagedBlob } from '../storage/blob-store';
 
 /** The body of a create request, whatever its form, with the file staged (not yet committed). */
 export interface UploadBody {
@@ -44,7 +44,7 @@ async function readMultipart(
         }
         const maxBytes = await beforeFile(fields);
         fileName = part.filename;
-        staged = await store.stage(part.file, { maxBytes });
+        staged = await stage(store, part.file, maxBytes);
       } else {
         if (name in fields) throw validationFailed([{ field: name, message: 'is given more than once' }]);
         fields[name] = part.value;
@@ -80,9 +80,30 @@ async function readJson(
   if (!match) throw validationFailed([{ field: 'file', message: 'must be a base64 data: URL' }]);
   const maxBytes = Math.min(await beforeFile(fields), maxJsonFileBytes);
   const bytes = Buffer.from(match[3]!, 'base64');
-  const staged = await store.stage(Readable.from([bytes]), { maxBytes });
+  const staged = await stage(store, Readable.from([bytes]), maxBytes);
   return { fields, fileName: undefined, staged };
 }
+
+/** Stages the file; too many bytes is a 413 that names the limit. */
+async function stage(store: BlobStore, source: Readable, maxBytes: number) {
+  try {
+    return await store.stage(source, { maxBytes });
+  } catch (error) {
+    if (
+      error instanceof BlobTooLargeError ||
+      (error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE'
+    ) {
+      throw new ApiError(
+        413,
+        'file_too_large',
+        `The file is larger than the ${formatMegabytes(maxBytes)} limit for this file type.`,
+      );
+    }
+    throw error;
+  }
+}
+
+export const formatMegabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 export function readUploadBody(
   request: FastifyRequest,
