@@ -15,7 +15,7 @@ import { etagOf, toApiAsset } from './asset-records';
 import { sniffContent } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
 import { probeImage } from './image-probe';
-import { formatMegabytes, readUploadBody } from './upload-body';
+import { fileTooLarge, readUploadBody } from './upload-body';
 
 export interface Created {
   response: StoredResponse;
@@ -63,13 +63,8 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
     const fileType = input.fileType;
 
     const limit = maxBytesFor(fileType, ctx.config.maxUploadBytes);
-    if (staged.size > limit) {
-      throw new ApiError(
-        413,
-        'file_too_large',
-        `The file is larger than the ${Math.round(limit / 1024 / 1024)} MB limit for this file type.`,
-      );
-    }
+    // Fields sent after the file: the limit of this file type is known only now.
+    if (staged.size > limit) throw fileTooLarge(limit);
     if (staged.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
     const sniffed = await sniffContent(staged.head, body.fileName ?? input.name);
     if (sniffed.kind === 'refused' || !fileType.accepts.includes(sniffed.kind)) {

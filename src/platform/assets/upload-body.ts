@@ -93,17 +93,18 @@ async function stage(store: BlobStore, source: Readable, maxBytes: number) {
       error instanceof BlobTooLargeError ||
       (error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE'
     ) {
-      throw new ApiError(
-        413,
-        'file_too_large',
-        `The file is larger than the ${formatMegabytes(maxBytes)} limit for this file type.`,
-      );
+      throw fileTooLarge(maxBytes);
     }
     throw error;
   }
 }
 
-export const formatMegabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+export const fileTooLarge = (maxBytes: number) =>
+  new ApiError(
+    413,
+    'file_too_large',
+    `The file is larger than the ${Math.round((maxBytes / 1024 / 1024) * 10) / 10} MB limit for this file type.`,
+  );
 
 export function readUploadBody(
   request: FastifyRequest,
