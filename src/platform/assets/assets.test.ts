@@ -382,3 +382,46 @@ describe('admin review', () => {
     expect(after.accreditations.map((a) => a.id)).not.toContain(accreditationId);
   });
 });
+
+describe('OpenAPI', () => {
+  it('describes every Asset and entity endpoint with its error responses', async () => {
+    const doc = (await (await fetch(`${platform.url}/v2/core/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const statuses = (path: string, method: string) =>
+      Object.keys(doc.paths[path]?.[method]?.responses ?? {});
+    expect(statuses('/v2/core/assets', 'post')).toEqual(
+      expect.arrayContaining(['201', '401', '403', '404', '413', '415', '422']),
+    );
+    expect(statuses('/v2/core/assets/{id}', 'get')).toEqual(expect.arrayContaining(['200', '401', '404']));
+    expect(statuses('/v2/core/assets/{id}', 'put')).toEqual(
+      expect.arrayContaining(['200', '403', '404', '412', '422']),
+    );
+    expect(statuses('/v2/core/assets/{id}', 'delete')).toEqual(expect.arrayContaining(['204', '403', '404']));
+    expect(statuses('/v2/core/assets/{id}/download_url', 'get')).toEqual(
+      expect.arrayContaining(['200', '404']),
+    );
+    for (const plural of [
+      'users',
+      'products',
+      'investments',
+      'accreditations',
+      'indications_of_interest',
+      'team_members',
+    ]) {
+      expect(statuses(`/v2/core/${plural}/{id}`, 'get')).toEqual(
+        expect.arrayContaining(['200', '401', '404']),
+      );
+      expect(statuses(`/v2/core/${plural}/{id}/assets`, 'get')).toEqual(
+        expect.arrayContaining(['200', '404']),
+      );
+    }
+    expect(statuses('/v2/core/accreditations', 'get')).toEqual(expect.arrayContaining(['200', '403']));
+    expect(statuses('/v2/core/accreditations/{id}', 'put')).toEqual(
+      expect.arrayContaining(['200', '403', '404', '422']),
+    );
+    expect(statuses('/v2/core/file_types', 'get')).toContain('200');
+    // No collection endpoint for assets (spec 4).
+    expect(doc.paths['/v2/core/assets']?.get).toBeUndefined();
+  });
+});

@@ -124,9 +124,11 @@ export const findFileType = (name: string): FileTypeInfo | undefined => byName.g
 export const fileTypesFor = (assetableType: AssetableType) =>
   fileTypes.filter((t) => t.assetableType === assetableType);
 
-/** The size limit of a file type, lowered by the platform's configured per-file limit. */
+/** The size limit of a file type: the platform's configured per-file limit, and at most 25 MB for images. */
 export const maxBytesFor = (fileType: FileTypeInfo, configuredMaxFileBytes = defaultMaxFileBytes) =>
-  Math.min(fileType.maxBytes, configuredMaxFileBytes);
+  fileType.documentType === 'image'
+    ? Math.min(maxImageBytes, configuredMaxFileBytes)
+    : configuredMaxFileBytes;
 
 /**
  * react-dropzone's `accept`: MIME types with their extensions. Extensions matter: browsers often
