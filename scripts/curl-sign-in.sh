@@ -39,6 +39,8 @@ tokens=$(c -X POST "$base/v2/core/oauth/token?grant_type=authorization_code" -H 
   -d "{\"client_id\":\"asset-manager\",\"client_secret\":\"$secret\",\"code\":\"$code\",\"state\":\"$state\"}")
 access=$(sed -n 's/.*"access_token":"\([^"]*\)".*/\1/p' <<<"$tokens")
 [ -n "$access" ] || { echo "token exchange failed: $tokens" >&2; exit 1; }
+# PRINT_TOKEN=1: hand the access token to a calling program (the benchmark) as well.
+[ -z "${PRINT_TOKEN:-}" ] || echo "access_token=$access"
 # 5. Use the token.
 c "$base/v2/core/me" -H "Authorization: Bearer $access"
 echo

@@ -1,0 +1,219 @@
+/**
+ * `npm run bench`: performance ratios of ../shared/design/performance.md, each against a baseline
+ * measured in the same run, interleaved (A B A B ...), median of 5 rounds. Not part of `npm test`.
+ *   S1 upload MB/s of POST /v2/core/assets ÷ a bare node:http server piping to disk (200 MB)
+ *   S2 (peak RSS − idle RSS) during one 200 MB upload ÷ upload size
+ *   S3 server CPU time per upload ÷ the bare pipe's
+ *   S4 GET /v2/core/assets/:id req/s ÷ Fastify hello-world req/s
+ *   S5 GET /v2/core/assets/:id/download_url req/s ÷ hello-world req/s
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const rounds = 5;
+const uploadBytes = 200 * 1024 * 1024;
+const work = mkdtempSync(join(tmpdir(), 'bench-'));
+const children: ChildProcess[] = [];
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function start(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+async function waitFor(url: string) {
+  for (let i = 0; i < 200; i++) {
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`${url} did not start`);
+}
+/** utime + stime of a process in clock ticks (1/100 s on Linux). */
+const cpuTicks = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+};
+const rssBytes = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+// The platform, with real storage in a fresh data directory and rate limits out of the way.
+const platformPort = 4900;
+const platformUrl = `http://127.0.0.1:${platformPort}`;
+const dataDir = join(work, 'data');
+const platform = start(['src/platform/main.ts'], {
+  DATA_DIR: dataDir,
+  ...(process.env.BENCH_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_LOG_LEVEL } : {}),
+  DEMO_SEED: '1',
+  PLATFORM_PORT: String(platformPort),
+  MAX_UPLOAD_BYTES: String(uploadBytes + 1024),
+  API_RATE_LIMIT: '100000000',
+  TOKEN_RATE_LIMIT: '100000',
+});
+const pipe = start(['scripts/bench/servers.ts', 'pipe', '4901', work]);
+const hello = start(['scripts/bench/servers.ts', 'hello', '4902', work]);
+await Promise.all([
+  waitFor(`${platformUrl}/healthz`),
+  waitFor('http://127.0.0.1:4901/'),
+  waitFor('http://127.0.0.1:4902/'),
+]);
+
+// A token through the real sign-in flow, with the shell script people use.
+const token = await new Promise<string>((resolve, reject) => {
+  const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
+    env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
+  });
+  let out = '';
+  script.stdout.on('data', (d) => (out += d));
+  script.on('exit', (code) =>
+    code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
+  );
+});
+
+// The file: a PDF header, then random bytes (sniffed as PDF, accepted as a financial document).
+const file = join(work, 'upload.pdf');
+if (process.env.BENCH_ONLY !== 'requests') {
+  writeFileSync(file, Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(uploadBytes - 9)]));
+}
+const boundary = 'bench-boundary';
+const fields = { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' };
+const head = Buffer.from(
+  Object.entries(fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join('') +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+);
+const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+
+/** One upload; answers seconds, server CPU ticks and peak RSS growth. */
+async function upload(url: string, pid: number, multipart: boolean) {
+  const idle = rssBytes(pid);
+  let peak = idle;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 10);
+  const ticks = cpuTicks(pid);
+  const started = performance.now();
+  const status = await new Promise<number>((resolve, reject) => {
+    const length = multipart ? head.length + statSync(file).size + tail.length : statSync(file).size;
+    const req = request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': multipart ? `multipart/form-data; boundary=${boundary}` : 'application/octet-stream',
+        'content-length': String(length),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    if (multipart) req.write(head);
+    const body = createReadStream(file);
+    body.pipe(req, { end: false });
+    body.on('end', () => req.end(multipart ? tail : undefined));
+  });
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  if (status !== 201) throw new Error(`upload answered ${status}`);
+  return { seconds, ticks: cpuTicks(pid) - ticks, rssGrowth: peak - idle };
+}
+
+/** Requests per second with keep-alive and 32 concurrent loops for `ms`. */
+async function throughput(url: string, headers: Record<string, string>, ms = 3000) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  let count = 0;
+  const until = performance.now() + ms;
+  const loop = async () => {
+    while (performance.now() < until) {
+      await new Promise<void>((resolve, reject) =>
+        request(url, { agent, headers }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
+          res.resume();
+          res.on('end', () => resolve());
+        })
+          .on('error', reject)
+          .end(),
+      );
+      count++;
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, loop));
+  agent.destroy();
+  return count / (ms / 1000);
+}
+
+try {
+  const ours: Awaited<ReturnType<typeof upload>>[] = [];
+  const bare: Awaited<ReturnType<typeof upload>>[] = [];
+  // BENCH_ONLY=requests skips the uploads (S1–S3) when working on request throughput.
+  for (let i = 0; i < (process.env.BENCH_ONLY === 'requests' ? 0 : rounds); i++) {
+    bare.push(await upload('http://127.0.0.1:4901/', pipe.pid!, false));
+    ours.push(await upload(`${platformUrl}/v2/core/assets`, platform.pid!, true));
+  }
+  const mbps = (r: { seconds: number }) => uploadBytes / 1024 / 1024 / r.seconds;
+
+  // An asset to read: a small logo.
+  const form = new FormData();
+  for (const [k, v] of Object.entries({ file_type: 'logo', assetable_type: 'Product', assetable_id: '1' }))
+    form.append(k, v);
+  const png = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f2d4f00000000049454e44ae426082',
+    'hex',
+  );
+  form.append('file', new Blob([png]), 'logo.png');
+  const created = (await (
+    await fetch(`${platformUrl}/v2/core/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    })
+  ).json()) as { asset: { id: number } };
+  const auth = { authorization: `Bearer ${token}` };
+
+  const helloRates: number[] = [];
+  const getRates: number[] = [];
+  const urlRates: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    helloRates.push(await throughput('http://127.0.0.1:4902/', {}));
+    getRates.push(await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}`, auth));
+    helloRates.push(await throughput('http://127.0.0.1:4902/', {}));
+    urlRates.push(await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}/download_url`, auth));
+  }
+
+  const rows = [
+    ['S1', 'upload MB/s ÷ bare pipe', median(ours.map(mbps)) / median(bare.map(mbps)), '≥ 0.75'],
+    ['S2', '(peak − idle RSS) ÷ upload size', median(ours.map((r) => r.rssGrowth)) / uploadBytes, '≤ 0.25'],
+    [
+      'S3',
+      'CPU per upload ÷ bare pipe',
+      median(ours.map((r) => r.ticks)) / Math.max(1, median(bare.map((r) => r.ticks))),
+      '≤ 1.4',
+    ],
+    ['S4', 'GET asset req/s ÷ hello world', median(getRates) / median(helloRates), '≥ 0.55'],
+    ['S5', 'download_url req/s ÷ hello world', median(urlRates) / median(helloRates), '≥ 0.45'],
+  ] as const;
+  console.log(`\nbench: ${rounds} interleaved rounds, medians; ${uploadBytes / 1024 / 1024} MB uploads\n`);
+  console.log('| id | measure | ratio | target |\n|---|---|---|---|');
+  for (const [id, what, ratio, target] of rows)
+    console.log(`| ${id} | ${what} | ${ratio.toFixed(2)} | ${target} |`);
+  console.log(
+    `\nraw medians: upload ${median(ours.map(mbps)).toFixed(0)} vs ${median(bare.map(mbps)).toFixed(0)} MB/s; ` +
+      `hello ${median(helloRates).toFixed(0)}, GET ${median(getRates).toFixed(0)}, download_url ${median(urlRates).toFixed(0)} req/s`,
+  );
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+}
