@@ -7,7 +7,7 @@ import type { PlatformContext } from '../context';
 import { ApiError, forbidden, notFound, validationFailed } from '../errors';
 import { canSeeAsset, entityAccess, findEntity } from '../entities/entities';
 import { checkCrop, parseUpdateBody } from './asset-input';
-import { etagOf, findAssetRow, thumbnailIdOf, toApiAsset } from './asset-records';
+import { type ApiAsset, etagOf, findAssetRow, thumbnailIdOf, toApiAsset } from './asset-records';
 import { createAsset } from './create-asset';
 import { signDownloadUrl, variants } from './download-urls';
 import { maxJsonFileBytes } from './upload-body';
@@ -66,12 +66,10 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     },
     async (request, reply) => {
       const { response, etag } = await createAsset(ctx, request);
-      const body = response.body as { asset: { id: number } };
+      // A replayed answer comes from the idempotency store as it was first sent.
+      const body = response.body as { asset: ApiAsset };
       if (etag) reply.header('etag', etag);
-      return reply
-        .code(201)
-        .header('location', `/v2/core/assets/${body.asset.id}`)
-        .send(body as never);
+      return reply.code(201).header('location', `/v2/core/assets/${body.asset.id}`).send(body);
     },
   );
 

@@ -26,11 +26,16 @@ async function visibleEntity(ctx: PlatformContext, request: FastifyRequest, type
   return { entity, access, assets };
 }
 
-async function accreditationDetails(ctx: PlatformContext, id: number) {
-  return ctx.db
+const linksOf = (type: AssetableType, id: number) => ({ assets: `${entityPath(type, id)}/assets` });
+
+/** An accreditation with its review state and owner, as the review endpoints answer it. */
+async function accreditationView(ctx: PlatformContext, id: number) {
+  const a = await ctx.db
     .selectFrom('accreditations')
     .innerJoin('users', 'users.id', 'accreditations.owner_id')
     .select([
+      'accreditations.id',
+      'accreditations.name',
       'accreditations.status',
       'accreditations.review_note',
       'accreditations.reviewed_at',
@@ -40,6 +45,15 @@ async function accreditationDetails(ctx: PlatformContext, id: number) {
     ])
     .where('accreditations.id', '=', id)
     .executeTakeFirstOrThrow();
+  return {
+    id: a.id,
+    name: a.name,
+    status: a.status,
+    review_note: a.review_note,
+    reviewed_at: a.reviewed_at === null ? null : new Date(a.reviewed_at).toISOString(),
+    owner: { id: a.owner_id, name: a.owner_name, email: a.owner_email },
+    links: linksOf('Accreditation', a.id),
+  };
 }
 
 const accreditationSchema = z.object({
@@ -58,19 +72,6 @@ const accreditationSchema = z.object({
  */
 export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
-
-  async function describe(type: AssetableType, id: number) {
-    const base = { links: { assets: `${entityPath(type, id)}/assets` } };
-    if (type !== 'Accreditation') return base;
-    const a = await accreditationDetails(ctx, id);
-    return {
-      ...base,
-      status: a.status,
-      review_note: a.review_note,
-      reviewed_at: a.reviewed_at === null ? null : new Date(a.reviewed_at).toISOString(),
-      owner: { id: a.owner_id, name: a.owner_name, email: a.owner_email },
-    };
-  }
 
   for (const type of assetableTypes) {
     const { plural, singular } = entityPaths[type];
@@ -96,7 +97,10 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       async (request) => {
         const { entity, assets } = await visibleEntity(ctx, request, type, request.params.id);
         return {
-          [singular]: { id: entity.id, name: entity.name, ...(await describe(type, entity.id)) },
+          [singular]:
+            type === 'Accreditation'
+              ? await accreditationView(ctx, entity.id)
+              : { id: entity.id, name: entity.name, links: linksOf(type, entity.id) },
           assets,
         };
       },
@@ -168,21 +172,16 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       requireAdmin(request);
       const rows = await ctx.db
         .selectFrom('accreditations')
-        .select(['id', 'name'])
+        .select('id')
         .where('status', '=', request.query.status)
         .orderBy('id')
         .execute();
       const accreditations = [];
       for (const row of rows) {
         const { assets } = await visibleEntity(ctx, request, 'Accreditation', row.id);
-        accreditations.push({
-          id: row.id,
-          name: row.name,
-          ...(await describe('Accreditation', row.id)),
-          assets,
-        });
+        accreditations.push({ ...(await accreditationView(ctx, row.id)), assets });
       }
-      return { accreditations } as never;
+      return { accreditations };
     },
   );
 
@@ -225,9 +224,7 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         })
         .where('id', '=', entity.id)
         .execute();
-      return {
-        accreditation: { id: entity.id, name: entity.name, ...(await describe('Accreditation', entity.id)) },
-      } as never;
+      return { accreditation: await accreditationView(ctx, entity.id) };
     },
   );
 }
