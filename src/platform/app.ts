@@ -23,6 +23,7 @@ import { assetRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { createFsBlobStore } from './storage/fs-blob-store';
+import { AccessTokenCache } from './oauth/access-token-cache';
 import { sweepStorage } from './storage/sweep';
 import { join } from 'node:path';
 
@@ -51,6 +52,7 @@ export async function buildPlatform(
     signingKey: loadSigningKey(config.dataDir),
     signInLimiter: new SignInLimiter(defaultSignInRules, clock),
     blobs: createFsBlobStore(join(config.dataDir, 'blobs')),
+    accessTokens: new AccessTokenCache(),
   };
   await sweepStorage(ctx);
 

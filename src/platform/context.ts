@@ -2,6 +2,7 @@ import type { DB } from './db/database';
 import type { PlatformConfig } from './env';
 import type { SignInLimiter } from './security/sign-in-limiter';
 import type { BlobStore } from './storage/blob-store';
+import type { AccessTokenCache } from './oauth/access-token-cache';
 
 /** What every route module needs, built once by the app factory and passed down explicitly. */
 export interface PlatformContext {
@@ -12,4 +13,5 @@ export interface PlatformContext {
   signingKey: Buffer;
   signInLimiter: SignInLimiter;
   blobs: BlobStore;
+  accessTokens: AccessTokenCache;
 }

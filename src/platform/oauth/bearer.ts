@@ -26,6 +26,29 @@ const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  * header (RFC 6750 2.1, never the query), and the `full` scope for anything that writes.
  */
 export function bearerAuthentication(ctx: PlatformContext) {
+  async function lookUp(tokenHash: string, now: number): Promise<Caller> {
+    const found = await ctx.db
+      .selectFrom('access_tokens')
+      .innerJoin('grants', 'grants.id', 'access_tokens.grant_id')
+      .innerJoin('users', 'users.id', 'grants.user_id')
+      .select([
+        'users.id as userId',
+        'users.role',
+        'access_tokens.scope',
+        'access_tokens.expires_at',
+        'grants.id as grantId',
+      ])
+      .where('access_tokens.token_hash', '=', tokenHash)
+      .where('access_tokens.expires_at', '>', now)
+      .where('access_tokens.revoked_at', 'is', null)
+      .where('grants.revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (!found) throw invalidToken('The access token is invalid, expired or revoked.');
+    const caller = { userId: found.userId, role: found.role, scope: found.scope as Scope };
+    ctx.accessTokens.set(tokenHash, caller, found.grantId, found.expires_at, now);
+    return caller;
+  }
+
   return async function authenticate(request: FastifyRequest) {
     if (request.method === 'OPTIONS') return;
     if ('access_token' in ((request.query ?? {}) as object)) {
@@ -37,18 +60,8 @@ export function bearerAuthentication(ctx: PlatformContext) {
     if (!match) throw invalidToken('The Authorization header must be "Bearer <access_token>".');
 
     const now = ctx.clock();
-    const found = await ctx.db
-      .selectFrom('access_tokens')
-      .innerJoin('grants', 'grants.id', 'access_tokens.grant_id')
-      .innerJoin('users', 'users.id', 'grants.user_id')
-      .select(['users.id as userId', 'users.role', 'access_tokens.scope'])
-      .where('access_tokens.token_hash', '=', sha256(match[1]!))
-      .where('access_tokens.expires_at', '>', now)
-      .where('access_tokens.revoked_at', 'is', null)
-      .where('grants.revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (!found) throw invalidToken('The access token is invalid, expired or revoked.');
-    request.caller = { userId: found.userId, role: found.role, scope: found.scope as Scope };
-    if (!readMethods.has(request.method) && found.scope !== 'full') throw insufficientScope('full');
+    const tokenHash = sha256(match[1]!);
+    request.caller = ctx.accessTokens.get(tokenHash, now) ?? (await lookUp(tokenHash, now));
+    if (!readMethods.has(request.method) && request.caller.scope !== 'full') throw insufficientScope('full');
   };
 }

@@ -426,13 +426,15 @@ describe('revocation', () => {
 
   it('revoking a refresh token ends it and its access tokens', async () => {
     const set = await tokens();
+    expect((await me(set.access_token)).status).toBe(200);
     const response = await revoke(set.refresh_token);
     expect(response.status).toBe(200);
     expect((await me(set.access_token)).status).toBe(401);
     await expectOAuthError(await refreshJson(set.refresh_token), 400, 'invalid_grant');
   });
-  it('revoking an access token ends only that token', async () => {
+  it('revoking an access token ends only that token, at once even after it was just used', async () => {
     const set = await tokens();
+    expect((await me(set.access_token)).status).toBe(200);
     expect((await revoke(set.access_token)).status).toBe(200);
     expect((await me(set.access_token)).status).toBe(401);
     expect((await refreshJson(set.refresh_token)).status).toBe(200);

@@ -47,6 +47,7 @@ export async function issueTokens(
 
 /** Ends a whole token family: every access and refresh token issued in it stops working. */
 export async function revokeGrant(ctx: PlatformContext, db: Kysely<Database>, grantId: number) {
+  ctx.accessTokens.forgetGrant(grantId);
   await db
     .updateTable('grants')
     .set({ revoked_at: ctx.clock() })
