@@ -208,9 +208,10 @@ try {
   console.log(`\nbench: ${rounds} interleaved rounds, medians; ${uploadBytes / 1024 / 1024} MB uploads\n`);
   console.log('| id | measure | ratio | target |\n|---|---|---|---|');
   for (const [id, what, ratio, target] of rows)
-    console.log(`| ${id} | ${what} | ${ratio.toFixed(2)} | ${target} |`);
+    console.log(`| ${id} | ${what} | ${ratio.toFixed(3)} | ${target} |`);
   console.log(
     `\nraw medians: upload ${median(ours.map(mbps)).toFixed(0)} vs ${median(bare.map(mbps)).toFixed(0)} MB/s; ` +
+      `peak RSS growth ${(median(ours.map((r) => r.rssGrowth)) / 1024 / 1024).toFixed(1)} MB; ` +
       `hello ${median(helloRates).toFixed(0)}, GET ${median(getRates).toFixed(0)}, download_url ${median(urlRates).toFixed(0)} req/s`,
   );
 } finally {
