@@ -1,20 +1,21 @@
 import { fileTypeFromBuffer } from 'file-type';
-import type { ContentKind } from '../../shared/assets/file-types';
+import { contentKinds, type ContentKind } from '../../shared/assets/file-types';
 
 export type Sniffed = { kind: ContentKind; mime: string } | { kind: 'refused'; what: string };
 
 /** file-type's extensions for the binary kinds we accept; everything else it recognizes is refused. */
-const binaryKinds: Record<string, { kind: ContentKind; mime: string }> = {
-  jpg: { kind: 'jpeg', mime: 'image/jpeg' },
-  png: { kind: 'png', mime: 'image/png' },
-  webp: { kind: 'webp', mime: 'image/webp' },
-  gif: { kind: 'gif', mime: 'image/gif' },
-  avif: { kind: 'avif', mime: 'image/avif' },
-  pdf: { kind: 'pdf', mime: 'application/pdf' },
-  docx: { kind: 'docx', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
-  xlsx: { kind: 'xlsx', mime: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
-  pptx: { kind: 'pptx', mime: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
+const binaryKinds: Record<string, ContentKind> = {
+  jpg: 'jpeg',
+  png: 'png',
+  webp: 'webp',
+  gif: 'gif',
+  avif: 'avif',
+  pdf: 'pdf',
+  docx: 'docx',
+  xlsx: 'xlsx',
+  pptx: 'pptx',
 };
+const sniffed = (kind: ContentKind): Sniffed => ({ kind, mime: contentKinds[kind].mime });
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -25,7 +26,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export async function sniffContent(head: Buffer, fileName: string | undefined): Promise<Sniffed> {
   const detected = await fileTypeFromBuffer(head);
-  if (detected) return binaryKinds[detected.ext] ?? { kind: 'refused', what: `${detected.mime} content` };
+  if (detected) {
+    const kind = binaryKinds[detected.ext];
+    return kind ? sniffed(kind) : { kind: 'refused', what: `${detected.mime} content` };
+  }
 
   let text: string;
   try {
@@ -41,6 +45,5 @@ export async function sniffContent(head: Buffer, fileName: string | undefined): 
   const start = text.replace(/^\uFEFF/, '').trimStart();
   if (start.startsWith('<')) return { kind: 'refused', what: 'HTML, SVG or XML markup' };
   if (start.startsWith('#!')) return { kind: 'refused', what: 'a script' };
-  if (fileName?.toLowerCase().endsWith('.csv')) return { kind: 'csv', mime: 'text/csv' };
-  return { kind: 'text', mime: 'text/plain' };
+  return sniffed(fileName?.toLowerCase().endsWith('.csv') ? 'csv' : 'text');
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { multipartBody, sha256 } from '../testing/files';
 import { bearer, freePort, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState } from '../testing/storage-state';
+import { spawnPlatform } from '../testing/child-platform';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-crash-'));
 let child: ChildProcess | undefined;
@@ -16,29 +17,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function startChild(port: number) {
-  const process_ = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DEMO_SEED: '1',
-      PLATFORM_PORT: String(port),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-  });
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return process_;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('platform did not start');
-}
+const startChild = (port: number) =>
+  spawnPlatform({ DATA_DIR: dataDir, DEMO_SEED: '1', PLATFORM_PORT: String(port), LOG_LEVEL: 'warn' });
 
 // U13: the process killed with SIGKILL in the middle of concurrent uploads, then restarted.
 it('keeps every asset answered 201 intact after a SIGKILL, with no row missing its file', async () => {

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,38 +6,21 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { meSchema } from '../../shared/api/me';
 import { freePort } from '../testing/platform-server';
+import { spawnPlatform } from '../testing/child-platform';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-curl-'));
 let url = '';
-let server: ReturnType<typeof spawn>;
+let server: ChildProcess;
 
 // `npm run platform` with DEMO_SEED=1 on an empty data directory, as the README tells people to run it.
 beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  server = spawn('npm', ['run', 'platform', '--silent'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DEMO_SEED: '1',
-      PLATFORM_PORT: String(port),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: 'ignore',
-    detached: true,
-  });
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`${url}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('platform did not start');
+  server = await spawnPlatform(
+    { DATA_DIR: dataDir, DEMO_SEED: '1', PLATFORM_PORT: String(port), LOG_LEVEL: 'warn' },
+    'npm',
+  );
 });
 afterAll(() => {
   if (server.pid) process.kill(-server.pid, 'SIGTERM');
