@@ -28,8 +28,21 @@ export type ApiAsset = ReturnType<typeof toApiAsset>;
 
 export const etagOf = (row: Pick<AssetRow, 'id' | 'version'>) => `"${row.id}.${row.version}"`;
 
+/** An asset row with the id of its thumbnail, in one read (the hot path of GET /v2/core/assets/:id). */
 export async function findAssetRow(ctx: PlatformContext, id: number) {
-  return ctx.db.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirst();
+  return ctx.db
+    .selectFrom('assets')
+    .selectAll('assets')
+    .select((eb) =>
+      eb
+        .selectFrom('assets as t')
+        .select('t.id')
+        .whereRef('t.thumbnail_of', '=', 'assets.id')
+        .limit(1)
+        .as('thumbnail_id'),
+    )
+    .where('assets.id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function thumbnailIdOf(ctx: PlatformContext, id: number): Promise<number | null> {

@@ -89,7 +89,7 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       const etag = etagOf(row);
       reply.header('etag', etag).header('cache-control', 'private, no-cache');
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return { asset: toApiAsset(row, await thumbnailIdOf(ctx, row.id)) };
+      return { asset: toApiAsset(row, row.thumbnail_id ?? null) };
     },
   );
 
