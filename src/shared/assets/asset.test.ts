@@ -1,30 +1,205 @@
 import { describe, expect, it } from 'vitest';
-import { cropFitsImage, cropSchema, metaSchema, nameSchema } from './asset';
+import {
+  assetEnvelopeSchema,
+  assetSchema,
+  assetUpdateSchema,
+  cropFitsImage,
+  cropOf,
+  cropSchema,
+  metaErrors,
+  metaSchema,
+  nameSchema,
+} from './asset';
 
-describe('asset rules', () => {
-  it('trims names and refuses empty, long and control-character names', () => {
+const nested = (levels: number): Record<string, unknown> =>
+  JSON.parse(`${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`) as Record<string, unknown>;
+
+describe('nameSchema', () => {
+  it('trims names', () => {
     expect(nameSchema.parse('  Pitch deck  ')).toBe('Pitch deck');
-    for (const bad of ['', '   ', 'n'.repeat(256), 'a\u0000b', 'invoice\u202Efdp.exe']) {
-      expect(nameSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
-    }
+    expect(nameSchema.parse('Résumé – Q3 (final).pdf')).toBe('Résumé – Q3 (final).pdf');
+  });
+
+  it('takes 1 to 255 characters, counted after trimming', () => {
+    expect(nameSchema.safeParse('n').success).toBe(true);
     expect(nameSchema.safeParse('n'.repeat(255)).success).toBe(true);
+    expect(nameSchema.safeParse(` ${'n'.repeat(255)} `).success).toBe(true);
+    expect(nameSchema.safeParse('n'.repeat(256)).error?.issues[0]?.message).toBe(
+      'must be at most 255 characters',
+    );
+    expect(nameSchema.safeParse('').error?.issues[0]?.message).toBe('must not be empty');
+    expect(nameSchema.safeParse('   ').error?.issues[0]?.message).toBe('must not be empty');
   });
 
-  it('accepts meta objects up to 16 KB and 10 levels', () => {
-    expect(metaSchema.safeParse({ crop: { x: 1 } }).success).toBe(true);
-    expect(metaSchema.safeParse([1]).success).toBe(false);
-    expect(metaSchema.safeParse('text').success).toBe(false);
-    expect(metaSchema.safeParse({ big: 'x'.repeat(16 * 1024) }).success).toBe(false);
-    const deep = JSON.parse(`${'{"a":'.repeat(11)}1${'}'.repeat(11)}`) as object;
-    expect(metaSchema.safeParse(deep).success).toBe(false);
+  it('refuses control characters, NUL and right-to-left overrides', () => {
+    for (const bad of ['a\u0000b', 'line\nbreak', 'tab\there', 'bell\u0007', 'c1\u0085', 'del\u007f']) {
+      expect(nameSchema.safeParse(bad).error?.issues[0]?.message, JSON.stringify(bad)).toBe(
+        'must not contain control characters',
+      );
+    }
+    // Displays as "invoiceexe.pdf".
+    expect(nameSchema.safeParse('invoice\u202Efdp.exe').success).toBe(false);
+    for (const bidi of ['\u200e', '\u200f', '\u202a', '\u202d', '\u2066', '\u2069', '\u061c']) {
+      expect(nameSchema.safeParse(`a${bidi}b`).success, JSON.stringify(bidi)).toBe(false);
+    }
   });
 
-  it('takes crops as whole, non-negative pixels inside the image', () => {
-    expect(cropSchema.safeParse({ x: 0, y: 0, width: 10, height: 10 }).success).toBe(true);
-    expect(cropSchema.safeParse({ x: -1, y: 0, width: 10, height: 10 }).success).toBe(false);
-    expect(cropSchema.safeParse({ x: 0.5, y: 0, width: 10, height: 10 }).success).toBe(false);
-    expect(cropSchema.safeParse({ x: 0, y: 0, width: 0, height: 10 }).success).toBe(false);
-    expect(cropFitsImage({ x: 10, y: 10, width: 90, height: 40 }, { width: 100, height: 50 })).toBe(true);
-    expect(cropFitsImage({ x: 11, y: 10, width: 90, height: 40 }, { width: 100, height: 50 })).toBe(false);
+  it('refuses what is not a string', () => {
+    expect(nameSchema.safeParse(42).success).toBe(false);
+    expect(nameSchema.safeParse(null).success).toBe(false);
+  });
+});
+
+describe('metaSchema and metaErrors', () => {
+  it('accepts JSON objects, the empty one included', () => {
+    expect(metaSchema.parse({})).toEqual({});
+    const meta = { crop: { x: 1, y: 2, width: 3, height: 4 }, tags: ['a', null, true, 1.5] };
+    expect(metaSchema.parse(meta)).toEqual(meta);
+    expect(metaErrors(meta)).toEqual([]);
+  });
+
+  it('refuses anything but an object: arrays, strings, null', () => {
+    for (const bad of [[1], [], 'text', null, 42, undefined]) {
+      expect(metaSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+      expect(metaErrors(bad)).toEqual(['must be a JSON object']);
+    }
+    expect(metaErrors(new Date())).toEqual(['must be a JSON object']);
+  });
+
+  it('allows 10 levels of nesting and refuses 11', () => {
+    expect(metaErrors(nested(10))).toEqual([]);
+    expect(metaErrors(nested(11))).toEqual(['must be at most 10 levels deep']);
+    expect(metaSchema.safeParse(nested(11)).error?.issues[0]?.message).toBe('must be at most 10 levels deep');
+    // Arrays are levels too.
+    expect(metaErrors({ a: JSON.parse('[[[[[[[[[[1]]]]]]]]]]') as unknown })).toEqual([
+      'must be at most 10 levels deep',
+    ]);
+  });
+
+  it('refuses very deep and cyclic values without exhausting the stack', () => {
+    expect(metaErrors(nested(100_000))).toEqual(['must be at most 10 levels deep']);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(metaErrors(cyclic)).toEqual(['must be at most 10 levels deep']);
+  });
+
+  it('allows 16 KB of JSON and refuses more', () => {
+    // {"s":"…"} is 8 bytes around the string.
+    expect(metaErrors({ s: 'x'.repeat(16 * 1024 - 8) })).toEqual([]);
+    expect(metaErrors({ s: 'x'.repeat(16 * 1024 - 7) })).toEqual([
+      'must be at most 16 KB as JSON (it is 16.1 KB)',
+    ]);
+    // Bytes, not characters: "é" is two bytes in UTF-8.
+    expect(metaErrors({ s: 'é'.repeat(8 * 1024) })).toHaveLength(1);
+    expect(metaSchema.safeParse({ big: 'x'.repeat(20_000) }).success).toBe(false);
+  });
+
+  it('refuses values JSON cannot carry', () => {
+    expect(metaErrors({ n: Number.NaN })).toEqual(['meta.n is not a JSON value']);
+    expect(metaErrors({ a: [1, 2n] })).toEqual(['meta.a[1] is not a JSON value']);
+    expect(metaErrors({ f: () => 1 })).toEqual(['meta.f is not a JSON value']);
+  });
+});
+
+describe('cropSchema', () => {
+  const crop = { x: 0, y: 0, width: 10, height: 10 };
+
+  it('takes whole, non-negative pixels with a size of at least 1×1', () => {
+    expect(cropSchema.parse(crop)).toEqual(crop);
+    expect(cropSchema.safeParse({ ...crop, width: 1, height: 1 }).success).toBe(true);
+    expect(cropSchema.safeParse({ ...crop, x: -1 }).error?.issues[0]).toMatchObject({
+      path: ['x'],
+      message: 'must not be negative',
+    });
+    expect(cropSchema.safeParse({ ...crop, y: 0.5 }).error?.issues[0]).toMatchObject({
+      path: ['y'],
+      message: 'must be a whole number of pixels',
+    });
+    expect(cropSchema.safeParse({ ...crop, width: 0 }).error?.issues[0]?.path).toEqual(['width']);
+    expect(cropSchema.safeParse({ ...crop, height: -3 }).success).toBe(false);
+    expect(cropSchema.safeParse({ ...crop, x: '0' }).success).toBe(false);
+    expect(cropSchema.safeParse({ ...crop, x: Number.POSITIVE_INFINITY }).success).toBe(false);
+  });
+
+  it('refuses missing and unknown keys', () => {
+    expect(cropSchema.safeParse({ x: 0, y: 0, width: 10 }).success).toBe(false);
+    expect(cropSchema.safeParse({ ...crop, w: 10 }).success).toBe(false);
+  });
+
+  it('checks that the crop lies inside the image', () => {
+    const image = { width: 100, height: 50 };
+    expect(cropFitsImage({ x: 0, y: 0, width: 100, height: 50 }, image)).toBe(true);
+    expect(cropFitsImage({ x: 10, y: 10, width: 90, height: 40 }, image)).toBe(true);
+    expect(cropFitsImage({ x: 11, y: 10, width: 90, height: 40 }, image)).toBe(false);
+    expect(cropFitsImage({ x: 0, y: 1, width: 100, height: 50 }, image)).toBe(false);
+  });
+
+  it('reads the saved crop back from meta, ignoring a broken one', () => {
+    expect(cropOf({ crop })).toEqual(crop);
+    expect(cropOf({})).toBeUndefined();
+    expect(cropOf({ crop: { ...crop, x: -1 } })).toBeUndefined();
+  });
+});
+
+describe('assetSchema', () => {
+  const spec = {
+    id: 7,
+    name: 'Pitch deck.pdf',
+    file_type: 'pitch_deck',
+    assetable: { type: 'Product', id: 3 },
+    key: 'opaque-key',
+    meta: {},
+    private: false,
+    thumbifiable: true,
+    thumbnail_id: '8',
+  };
+
+  it('reads the Asset of spec 2.2 inside its envelope', () => {
+    expect(assetEnvelopeSchema.parse({ asset: spec }).asset).toEqual(spec);
+    const { thumbnail_id: _absent, ...withoutThumbnail } = spec;
+    expect(assetSchema.parse(withoutThumbnail).thumbnail_id).toBeUndefined();
+  });
+
+  it("reads our platform's additions, and works without them", () => {
+    const ours = {
+      ...spec,
+      content_type: 'application/pdf',
+      size: 1234,
+      created_at: '2025-01-01T00:00:00.000Z',
+    };
+    expect(assetSchema.parse(ours)).toMatchObject({ content_type: 'application/pdf', size: 1234 });
+  });
+
+  it('keeps an asset of a file type the catalog does not know readable', () => {
+    expect(assetSchema.parse({ ...spec, file_type: 'board_minutes' }).file_type).toBe('board_minutes');
+  });
+
+  it('refuses wrong shapes', () => {
+    expect(assetSchema.safeParse({ ...spec, id: '7' }).success).toBe(false);
+    expect(assetSchema.safeParse({ ...spec, id: 7.5 }).success).toBe(false);
+    expect(assetSchema.safeParse({ ...spec, thumbnail_id: 8 }).success).toBe(false);
+    expect(assetSchema.safeParse({ ...spec, assetable: { type: 'Company', id: 3 } }).success).toBe(false);
+    expect(assetSchema.safeParse({ ...spec, private: 'false' }).success).toBe(false);
+  });
+});
+
+describe('assetUpdateSchema', () => {
+  it('takes any of private, name and meta under `asset`', () => {
+    expect(assetUpdateSchema.parse({ asset: { private: true } })).toEqual({ asset: { private: true } });
+    expect(assetUpdateSchema.parse({ asset: { name: '  New name ', meta: { crop: { x: 0 } } } })).toEqual({
+      asset: { name: 'New name', meta: { crop: { x: 0 } } },
+    });
+  });
+
+  it('refuses other keys, inside and outside `asset`, and the flat form', () => {
+    expect(assetUpdateSchema.safeParse({ asset: { file_type: 'logo' } }).success).toBe(false);
+    expect(assetUpdateSchema.safeParse({ asset: { name: 'x' }, extra: 1 }).success).toBe(false);
+    expect(assetUpdateSchema.safeParse({ name: 'x' }).success).toBe(false);
+  });
+
+  it('applies the name and meta rules', () => {
+    expect(assetUpdateSchema.safeParse({ asset: { name: '   ' } }).success).toBe(false);
+    expect(assetUpdateSchema.safeParse({ asset: { meta: [] } }).success).toBe(false);
+    expect(assetUpdateSchema.safeParse({ asset: { private: 'yes' } }).success).toBe(false);
   });
 });

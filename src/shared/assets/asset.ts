@@ -1,35 +1,94 @@
 import { z } from 'zod';
 import { assetableTypes } from '../api/me';
 
-/** Names: trimmed, 1 to 255 characters, no control or bidirectional-override characters. */
-// eslint-disable-next-line no-control-regex
-export const forbiddenInNames = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// ---------------------------------------------------------------------------------------------
+// Names (decisions.md: trimmed, 1 to 255 characters, no control characters).
+
+/**
+ * Characters a name may not contain: C0 and C1 controls, DEL, line and paragraph separators, and
+ * the bidirectional marks, embeddings, overrides and isolates. The bidi ones make
+ * "invoice\u202Efdp.exe" display as "invoiceexe.pdf".
+ * No flags on purpose: the platform reuses `.source` with its own flags to strip them from file names.
+ */
+export const forbiddenInNames =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+export const maxNameLength = 255;
+
+/** A name as a user or client gives it; the output is trimmed. Length counts UTF-16 code units. */
 export const nameSchema = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .max(255, 'must be at most 255 characters')
+  .max(maxNameLength, `must be at most ${maxNameLength} characters`)
   .refine((name) => !forbiddenInNames.test(name), 'must not contain control characters');
+
+// ---------------------------------------------------------------------------------------------
+// Meta (decisions.md: a JSON object, at most 16 KB serialized; we also cap the nesting).
 
 export const maxMetaBytes = 16 * 1024;
 export const maxMetaDepth = 10;
 
-const depthOf = (value: unknown): number =>
-  value !== null && typeof value === 'object'
-    ? 1 + Math.max(0, ...Object.values(value as Record<string, unknown>).map(depthOf))
-    : 0;
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
 
-/** `meta`: a JSON object, at most 16 KB serialized and 10 levels deep. */
+/**
+ * What is wrong with a meta value, as messages about the field `meta`; empty when it is fine.
+ * The walk stops at the depth limit, so a hostile or cyclic value cannot exhaust the stack, and
+ * it runs before JSON.stringify for the same reason.
+ */
+export function metaErrors(meta: unknown): string[] {
+  if (!isPlainObject(meta)) return ['must be a JSON object'];
+
+  let tooDeep = false;
+  let notJson: string | undefined;
+  const walk = (value: unknown, depth: number, path: string): void => {
+    if (tooDeep || notJson !== undefined) return;
+    const isArray = Array.isArray(value);
+    if (isArray || isPlainObject(value)) {
+      if (depth > maxMetaDepth) {
+        tooDeep = true;
+        return;
+      }
+      for (const [key, child] of Object.entries(value)) {
+        walk(child, depth + 1, isArray ? `${path}[${key}]` : `${path}.${key}`);
+      }
+      return;
+    }
+    const ok =
+      value === null ||
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value));
+    if (!ok) notJson = path;
+  };
+  walk(meta, 1, 'meta');
+
+  if (tooDeep) return [`must be at most ${maxMetaDepth} levels deep`];
+  if (notJson !== undefined) return [`${notJson} is not a JSON value`];
+  const bytes = new TextEncoder().encode(JSON.stringify(meta)).length;
+  if (bytes > maxMetaBytes)
+    return [`must be at most 16 KB as JSON (it is ${Math.ceil(bytes / 102.4) / 10} KB)`];
+  return [];
+}
+
+/** `meta`: see `metaErrors`. On update, a new meta replaces the old one whole. */
 export const metaSchema = z
   .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
-  .refine(
-    (meta) => new TextEncoder().encode(JSON.stringify(meta)).length <= maxMetaBytes,
-    'must be at most 16 KB as JSON',
-  )
-  .refine((meta) => depthOf(meta) <= maxMetaDepth, `must be at most ${maxMetaDepth} levels deep`);
+  .superRefine((meta, ctx) => {
+    for (const message of metaErrors(meta)) ctx.addIssue({ code: 'custom', message });
+  });
+
+// ---------------------------------------------------------------------------------------------
+// Crop (decisions.md: meta.crop, integer pixels of the original image after EXIF orientation).
 
 const pixel = z.number().int('must be a whole number of pixels');
-/** `meta.crop`: a rectangle in pixels of the original image after EXIF orientation. */
+
+/** `meta.crop`. Strict, so that a misspelt key ("w") is an error rather than a silent no-crop. */
 export const cropSchema = z
   .object({
     x: pixel.min(0, 'must not be negative'),
@@ -40,10 +99,25 @@ export const cropSchema = z
   .strict();
 export type Crop = z.infer<typeof cropSchema>;
 
-export const cropFitsImage = (crop: Crop, image: { width: number; height: number }) =>
+/** Whether the crop lies inside the (EXIF-oriented) image; the platform answers 422 otherwise. */
+export const cropFitsImage = (crop: Crop, image: { width: number; height: number }): boolean =>
   crop.x + crop.width <= image.width && crop.y + crop.height <= image.height;
 
-/** The Asset of spec 2.2, with our additions (content type, size, pixels, times). */
+/** The saved crop of an asset, if it has a valid one ("Edit crop" re-opens it). */
+export function cropOf(meta: Record<string, unknown>): Crop | undefined {
+  const parsed = cropSchema.safeParse(meta.crop);
+  return parsed.success ? parsed.data : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Asset on the wire (spec 2.2), snake_case as the spec writes it.
+
+/**
+ * Read leniently, because it comes from the platform, not from a user: `file_type` stays a string
+ * (one the catalog does not know must not make a whole list of assets unreadable: look it up with
+ * `findFileType`), and `name` and `meta` are not re-validated. The fields after `thumbnail_id` are
+ * our platform's additions; a platform that implements only the spec leaves them out.
+ */
 export const assetSchema = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -53,14 +127,30 @@ export const assetSchema = z.object({
   meta: z.record(z.string(), z.unknown()),
   private: z.boolean(),
   thumbifiable: z.boolean(),
+  /** The thumbnail Asset's id, as a string (spec 2.2). */
   thumbnail_id: z.string().optional(),
-  content_type: z.string(),
-  size: z.number().int(),
+  content_type: z.string().optional(),
+  size: z.number().int().optional(),
   width: z.number().int().optional(),
   height: z.number().int().optional(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
 });
 export type Asset = z.infer<typeof assetSchema>;
 
+/** Create, read and update answer `{ "asset": {...} }` (spec 4.3, 4.4; decisions.md for update). */
 export const assetEnvelopeSchema = z.object({ asset: assetSchema });
+export type AssetEnvelope = z.infer<typeof assetEnvelopeSchema>;
+
+/**
+ * `PUT /v2/core/assets/:id` body (spec 4.6): only these three attributes are updatable, so any
+ * other key is refused rather than silently ignored.
+ */
+export const assetUpdateSchema = z
+  .object({
+    asset: z
+      .object({ private: z.boolean().optional(), name: nameSchema.optional(), meta: metaSchema.optional() })
+      .strict(),
+  })
+  .strict();
+export type AssetUpdate = z.infer<typeof assetUpdateSchema>['asset'];
