@@ -1,20 +1,52 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
-import { type BlobStore, BlobTooLargeError, type StagedBlob } from './blob-store';
+import {
+  type BlobRange,
+  type BlobStore,
+  BlobTooLargeError,
+  InvalidBlobKeyError,
+  type StagedBlob,
+  StagedBlobSettledError,
+} from './blob-store';
+import { createFileWriter, type FileWriter } from './file-writer';
 
-/** 256 random bits, base64url; the first two characters fan files out over folders. */
-const keyPattern = /^[A-Za-z0-9_-]{43}$/;
-export const headBytes = 64 * 1024;
+/** 32 random bytes in base64url: 256 bits, so a key can be neither guessed nor enumerated. */
+export const blobKeyPattern = /^[A-Za-z0-9_-]{43}$/;
 
-function assertKey(key: string) {
-  if (!keyPattern.test(key)) throw new Error('invalid blob key');
+export const isBlobKey = (key: string) => blobKeyPattern.test(key);
+
+/** file-type reads at most this many bytes of a file to recognize it. */
+export const minimumHeadBytes = 4100;
+
+/**
+ * More than file-type needs: the text sniffing judges the whole head (control characters, markup),
+ * and Office files are recognized by walking zip entries that may lie past 4100 bytes.
+ */
+export const defaultHeadBytes = 64 * 1024;
+
+export interface FsBlobStoreOptions {
+  /** How many leading bytes a StagedBlob keeps in `head`; at least `minimumHeadBytes`. */
+  headBytes?: number;
 }
 
-async function fsyncPath(path: string) {
+const tmpFolderName = 'tmp';
+
+const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
+
+/** ENOTDIR too: a file where a fan-out folder should be means no blob there either. */
+const isAbsent = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
+
+/** multipart file streams end "normally" when cut at their size limit, and say so here. */
+const isTruncated = (source: Readable) => (source as Readable & { truncated?: unknown }).truncated === true;
+
+/**
+ * A rename or a new folder is durable only once the folder holding the entry is fsynced. Windows
+ * cannot open a folder for that, and NTFS journals renames anyway.
+ */
+async function fsyncFolder(path: string) {
+  if (process.platform === 'win32') return;
   const handle = await open(path, 'r');
   try {
     await handle.sync();
@@ -23,65 +55,177 @@ async function fsyncPath(path: string) {
   }
 }
 
+function assertRange(range: BlobRange) {
+  const { start, end } = range;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
+    throw new RangeError(`invalid byte range ${start}-${end}`);
+  }
+}
+
 /**
- * Files under `root/<k0k1>/<key>`, staged in `root/tmp` on the same filesystem: write, fsync,
- * rename, fsync the folder. A crash never leaves a half-written file under a live key.
+ * Files live under `root/<first two key characters>/<key>` (the fan-out keeps folders small) and are
+ * staged in `root/tmp`, on the same filesystem so that commit is an atomic rename: write, fsync,
+ * rename, fsync the folder. A crash never leaves a half-written file under a live key; it may leave
+ * files in `tmp` (removeTemporaryLeftovers) or a committed file that no row names (the start-up sweep).
  */
-export function createFsBlobStore(root: string): BlobStore {
-  const tmpDir = join(root, 'tmp');
-  const pathOf = (key: string) => join(root, key.slice(0, 2), key);
-  const ready = mkdir(tmpDir, { recursive: true });
+export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions = {}): BlobStore {
+  const headBytes = options.headBytes ?? defaultHeadBytes;
+  if (!Number.isSafeInteger(headBytes) || headBytes < minimumHeadBytes) {
+    throw new RangeError(`headBytes must be an integer of at least ${minimumHeadBytes}`);
+  }
+  // Resolved once, so that a later change of the working directory cannot move the store.
+  const root = resolve(rootDir);
+  const tmpDir = join(root, tmpFolderName);
+  const folderOf = (key: string) => join(root, key.slice(0, 2));
+  const pathOf = (key: string) => join(folderOf(key), key);
+
+  function checkedPath(key: string) {
+    if (typeof key !== 'string' || !blobKeyPattern.test(key)) throw new InvalidBlobKeyError();
+    return pathOf(key);
+  }
+
+  // Created on first use rather than in the constructor: a failure there would be an unhandled
+  // rejection that kills the process before anyone could report it.
+  let ready: Promise<void> | undefined;
+  function prepare() {
+    ready ??= (async () => {
+      const firstCreated = await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+      // Only a new root matters: the entry of `tmp` need not survive a crash.
+      if (firstCreated === undefined || firstCreated === tmpDir) return;
+      // Each new folder's entry lives in its parent: make the chain from the parent of the first
+      // new folder down to root durable before any file is committed under root.
+      const stop = dirname(firstCreated);
+      for (let dir = root; ; dir = dirname(dir)) {
+        await fsyncFolder(dir);
+        if (dir === stop || dirname(dir) === dir) break;
+      }
+    })().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    });
+    return ready;
+  }
+
+  // Fan-out folders made durable in this process. Memoized per folder (not "mkdir said it created
+  // it") so that a second commit into a brand-new folder also waits for the first one's fsync.
+  const durableFolders = new Map<string, Promise<void>>();
+  function ensureFolder(folder: string) {
+    let done = durableFolders.get(folder);
+    if (!done) {
+      done = (async () => {
+        await mkdir(folder, { recursive: true, mode: 0o700 });
+        await fsyncFolder(root);
+      })();
+      done.catch(() => durableFolders.delete(folder));
+      durableFolders.set(folder, done);
+    }
+    return done;
+  }
 
   async function stage(source: Readable, { maxBytes }: { maxBytes: number }): Promise<StagedBlob> {
-    await ready;
     const key = randomBytes(32).toString('base64url');
     const tmpPath = join(tmpDir, key);
+    let created = false;
+    let handle: FileHandle | undefined;
+    let writer: FileWriter | undefined;
     const hash = createHash('sha256');
-    const headChunks: Buffer[] = [];
+    let head = Buffer.alloc(0);
     let headLength = 0;
     let size = 0;
-    const out = createWriteStream(tmpPath, { flags: 'wx' });
     try {
-      for await (const chunk of source as AsyncIterable<Buffer>) {
+      if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError('invalid maxBytes');
+      head = Buffer.alloc(Math.min(headBytes, maxBytes));
+      await prepare();
+      // `wx`: always a fresh file, never one left behind by someone else.
+      handle = await open(tmpPath, 'wx', 0o600);
+      created = true;
+      writer = createFileWriter(handle);
+      for await (const chunk of source as AsyncIterable<unknown>) {
+        // A stream with an encoding set yields strings, whose bytes are not the file's any more.
+        if (!(chunk instanceof Uint8Array)) throw new TypeError('stage() reads byte streams only');
         size += chunk.length;
-        if (size > maxBytes) {
-          // Stop reading now: the rest of the upload is never pulled from the client.
-          source.destroy();
-          throw new BlobTooLargeError(maxBytes);
-        }
+        if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
         hash.update(chunk);
-        if (headLength < headBytes) {
-          headChunks.push(chunk.subarray(0, headBytes - headLength));
-          headLength += Math.min(chunk.length, headBytes - headLength);
+        if (headLength < head.length) {
+          const copied = Math.min(chunk.length, head.length - headLength);
+          head.set(chunk.subarray(0, copied), headLength);
+          headLength += copied;
         }
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
+        await writer.write(chunk);
       }
-      // A multipart file stream cut at its size limit ends "normally" but says so.
-      if ((source as Readable & { truncated?: boolean }).truncated) throw new BlobTooLargeError(maxBytes);
-      out.end();
-      await finished(out);
-      await fsyncPath(tmpPath);
+      if (isTruncated(source)) throw new BlobTooLargeError(maxBytes);
+      await writer.end();
+      // Durable before anyone may commit it: after the rename the bytes must already be on disk.
+      await handle.sync();
+      const closing = handle;
+      handle = undefined;
+      await closing.close();
     } catch (error) {
-      out.destroy();
-      await rm(tmpPath, { force: true });
+      // Leaving the for-await loop destroys the source already; failures outside it do not.
+      // Destroying is what keeps the rest of an oversized or unwanted upload from being read.
+      source.destroy();
+      await writer?.abort();
+      await handle?.close().catch(() => {});
+      if (created) await rm(tmpPath, { force: true });
+      // A multipart stream cut at its limit may report that as its own error instead of ending.
+      if (isTruncated(source) && !(error instanceof BlobTooLargeError)) {
+        throw new BlobTooLargeError(maxBytes, { cause: error });
+      }
       throw error;
     }
+    return stagedBlob(key, tmpPath, size, hash.digest('hex'), Buffer.from(head.subarray(0, headLength)));
+  }
 
-    let state: 'staged' | 'committed' | 'discarded' = 'staged';
+  function stagedBlob(key: string, tmpPath: string, size: number, sha256: string, head: Buffer): StagedBlob {
+    let state: 'staged' | 'committing' | 'committed' | 'discarded' = 'staged';
+    let committing: Promise<void> | undefined;
+
+    async function moveIntoPlace() {
+      const folder = folderOf(key);
+      const target = pathOf(key);
+      await ensureFolder(folder);
+      try {
+        await rename(tmpPath, target);
+      } catch (error) {
+        // The fan-out folder was removed behind our back: make it again, once.
+        if (errorCode(error) !== 'ENOENT') throw error;
+        durableFolders.delete(folder);
+        await ensureFolder(folder);
+        await rename(tmpPath, target);
+      }
+      try {
+        await fsyncFolder(folder);
+      } catch (error) {
+        // Not durable means not committed: take it back so no caller inserts a row for it.
+        await rm(target, { force: true });
+        state = 'discarded';
+        throw error;
+      }
+    }
+
     return {
       key,
       size,
-      sha256: hash.digest('hex'),
-      head: Buffer.concat(headChunks),
+      sha256,
+      head,
       async commit() {
-        if (state !== 'staged') throw new Error(`blob already ${state}`);
-        const target = pathOf(key);
-        await mkdir(join(root, key.slice(0, 2)), { recursive: true });
-        await rename(tmpPath, target);
-        await fsyncPath(join(root, key.slice(0, 2)));
-        state = 'committed';
+        if (state !== 'staged') throw new StagedBlobSettledError(state);
+        state = 'committing';
+        committing = moveIntoPlace().then(
+          () => {
+            state = 'committed';
+          },
+          (error: unknown) => {
+            // The temporary file is still there (unless fsync failed): discard can clean it up.
+            if (state === 'committing') state = 'staged';
+            throw error;
+          },
+        );
+        await committing;
       },
       async discard() {
+        // Discarding while a commit runs waits for it, then cleans up only if it failed.
+        if (state === 'committing') await committing?.catch(() => {});
         if (state !== 'staged') return;
         state = 'discarded';
         await rm(tmpPath, { force: true });
@@ -91,32 +235,58 @@ export function createFsBlobStore(root: string): BlobStore {
 
   return {
     stage,
+
     async open(key, range) {
-      assertKey(key);
-      const path = pathOf(key);
+      const path = checkedPath(key);
+      if (range) assertRange(range);
+      let handle: FileHandle;
       try {
-        await stat(path);
-      } catch {
-        return undefined;
+        // Opening (not stat, then open) so that a delete in between cannot turn into a stream error.
+        handle = await open(path, 'r');
+      } catch (error) {
+        if (isAbsent(error)) return undefined;
+        throw error;
       }
-      return createReadStream(path, range ? { start: range.start, end: range.end } : {});
+      // The stream closes the handle when it ends or is destroyed.
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
     },
+
+    async size(key) {
+      const path = checkedPath(key);
+      try {
+        const stats = await stat(path);
+        return stats.isFile() ? stats.size : undefined;
+      } catch (error) {
+        if (isAbsent(error)) return undefined;
+        throw error;
+      }
+    },
+
     async delete(key) {
-      assertKey(key);
-      await rm(pathOf(key), { force: true });
+      // No folder fsync: a deletion lost in a crash leaves a file that no row names, which the
+      // start-up sweep removes.
+      await rm(checkedPath(key), { force: true });
     },
+
     async removeTemporaryLeftovers() {
-      await ready;
+      await prepare();
       const names = await readdir(tmpDir);
       await Promise.all(names.map((name) => rm(join(tmpDir, name), { force: true, recursive: true })));
       return names.length;
     },
+
     async *keys() {
-      await ready;
-      for (const folder of await readdir(root)) {
-        if (folder === 'tmp') continue;
-        for (const name of await readdir(join(root, folder)).catch(() => [])) {
-          if (keyPattern.test(name)) yield name;
+      await prepare();
+      for (const folder of await readdir(root, { withFileTypes: true })) {
+        if (!folder.isDirectory() || folder.name === tmpFolderName) continue;
+        const names = await readdir(join(root, folder.name)).catch((error: unknown) => {
+          // Removed since the listing above.
+          if (isAbsent(error)) return [];
+          throw error;
+        });
+        for (const name of names) {
+          // Only names this store could have written, in the folder it would have put them in.
+          if (blobKeyPattern.test(name) && name.startsWith(folder.name)) yield name;
         }
       }
     },
