@@ -1,0 +1,103 @@
+import cookie from '@fastify/cookie';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { ProxyConfig } from './env';
+import { installErrorHandler } from './errors';
+import { oauthRoutes } from './oauth-routes';
+import { PlatformClient } from './token-exchange';
+import { cspDirectives, installWebApp } from './web-app-routes';
+
+export interface ProxyOptions {
+  /** Where log lines go (tests capture them); standard output when absent. */
+  logStream?: { write(line: string): void };
+}
+
+const pathOnly = (url: string | undefined) => (url ?? '').split('?')[0];
+
+/**
+ * Log lines name the request and the outcome, never what was carried (P1): no query string (the
+ * callback's carries the authorization code), no headers (cookies), no bodies, no error messages,
+ * which can quote any of these. Redaction catches what a future log call might add by mistake.
+ */
+const loggerOptions = (config: ProxyConfig, options: ProxyOptions) => ({
+  level: config.logLevel,
+  ...(options.logStream ? { stream: options.logStream } : {}),
+  serializers: {
+    req: (req: { method?: string; url?: string; ip?: string }) => ({
+      method: req.method,
+      url: pathOnly(req.url),
+      remoteAddress: req.ip,
+    }),
+    res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+    err: (err: { name?: string; code?: unknown; statusCode?: unknown }) => ({
+      type: err.name ?? 'Error',
+      code: err.code,
+      statusCode: err.statusCode,
+      message: '[not logged]',
+      stack: '[not logged]',
+    }),
+  },
+  redact: {
+    paths: [
+      'headers',
+      'body',
+      'cookies',
+      'query',
+      '*.headers',
+      '*.body',
+      '*.cookies',
+      '*.query',
+      '*.client_secret',
+      '*.access_token',
+      '*.refresh_token',
+    ],
+    censor: '[redacted]',
+  },
+});
+
+/**
+ * Builds the proxy without listening: the token exchange with its checks, the web app's files with
+ * their security headers, and /app-config.json. `main.ts` listens; tests call it over real HTTP.
+ */
+export async function buildProxy(config: ProxyConfig, options: ProxyOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(config, options),
+    bodyLimit: 16 * 1024,
+    requestIdHeader: false,
+    // Addresses are the socket's: X-Forwarded-For would let any caller pick its own rate-limit bucket.
+    trustProxy: false,
+    forceCloseConnections: true,
+  });
+  installErrorHandler(app);
+
+  const platform = new PlatformClient({
+    platformBaseUrl: config.platformBaseUrl,
+    clientId: config.clientId,
+    clientSecret: config.clientSecret,
+    timeoutMs: config.platformTimeoutMs,
+  });
+
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config) },
+    // Not no-referrer: under it a browser sends `Origin: null` on same-origin POSTs, and the token
+    // endpoint checks Origin (P4). This policy still gives other sites the origin at most.
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    frameguard: { action: 'deny' },
+    // HSTS only means something on https; on plain http it would only confuse a local browser.
+    strictTransportSecurity: config.publicOrigin.startsWith('https:'),
+  });
+  await app.register(cookie);
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      message: `Rate limit exceeded, retry in ${context.after}`,
+    }),
+  });
+
+  await app.register(oauthRoutes, { config, platform });
+  await installWebApp(app, config);
+  return app;
+}

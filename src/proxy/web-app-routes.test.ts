@@ -1,0 +1,168 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send, startProxy, type RunningProxy } from './testing/proxy-server';
+
+const platform = { baseUrl: 'http://platform.test:4000', secret: 'a-client-secret-that-must-not-leak' };
+const indexHtml =
+  '<!doctype html><html><head><script type="module" src="/assets/app-1a2b3c.js"></script></head><body><div id="root"></div></body></html>';
+
+/** Splits a CSP header into its directives. */
+function csp(header: string | string[] | undefined): Map<string, string[]> {
+  const directives = new Map<string, string[]>();
+  for (const part of String(header ?? '').split(';')) {
+    const [name, ...values] = part.trim().split(/\s+/);
+    if (name) directives.set(name, values);
+  }
+  return directives;
+}
+
+describe('with a built app', () => {
+  let dist: string;
+  let proxy: RunningProxy;
+
+  beforeAll(async () => {
+    dist = await mkdtemp(join(tmpdir(), 'proxy-dist-'));
+    await mkdir(join(dist, 'assets'));
+    await writeFile(join(dist, 'index.html'), indexHtml);
+    await writeFile(join(dist, 'assets', 'app-1a2b3c.js'), 'console.log("app");');
+    await writeFile(join(dist, '.env'), 'SECRET=1');
+    proxy = await startProxy(platform, {
+      WEB_DIST_DIR: dist,
+      PLATFORM_AUTH_URL: 'https://auth.platform.test',
+    });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await rm(dist, { recursive: true, force: true });
+  });
+
+  it('serves index.html at / with a CSP that allows no inline script (P11)', async () => {
+    const answer = await send(proxy.port, { path: '/', headers: { accept: 'text/html' } });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(indexHtml);
+    expect(answer.headers['content-type']).toMatch(/^text\/html/);
+    expect(answer.headers['cache-control']).toBe('no-cache');
+
+    const policy = csp(answer.headers['content-security-policy']);
+    expect(policy.get('script-src')).toEqual(["'self'"]);
+    expect(policy.get('default-src')).toEqual(["'self'"]);
+    expect(policy.get('style-src')).toEqual(["'self'"]);
+    expect(policy.get('connect-src')).toEqual(["'self'", 'http://platform.test:4000']);
+    expect(policy.get('img-src')).toEqual(["'self'", 'data:', 'blob:', 'http://platform.test:4000']);
+    expect(policy.get('form-action')).toEqual(["'self'", 'https://auth.platform.test']);
+    expect(policy.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(policy.get('base-uri')).toEqual(["'none'"]);
+    expect(policy.get('object-src')).toEqual(["'none'"]);
+    expect(String(answer.headers['content-security-policy'])).not.toMatch(/unsafe-inline|unsafe-eval/);
+    // Plain http: upgrading would send the browser to https addresses nobody serves.
+    expect(policy.has('upgrade-insecure-requests')).toBe(false);
+
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(answer.headers['x-frame-options']).toBe('DENY');
+    expect(answer.headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it.each(['/products/7', '/auth/callback?code=abc&state=xyz', '/accreditations/3/documents'])(
+    'answers the SPA page for %s',
+    async (path) => {
+      const answer = await send(proxy.port, {
+        path,
+        headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(indexHtml);
+      expect(answer.headers['cache-control']).toBe('no-cache');
+      expect(csp(answer.headers['content-security-policy']).get('script-src')).toEqual(["'self'"]);
+    },
+  );
+
+  it('serves hashed assets for a year, and 404s a missing one instead of the page', async () => {
+    const script = await send(proxy.port, { path: '/assets/app-1a2b3c.js', headers: { accept: '*/*' } });
+    expect(script.status).toBe(200);
+    expect(script.headers['content-type']).toMatch(/javascript/);
+    expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+
+    const missing = await send(proxy.port, { path: '/assets/app-gone.js', headers: { accept: '*/*' } });
+    expect(missing.status).toBe(404);
+    expect(missing.text).not.toContain('<html');
+    expect(missing.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('does not serve dotfiles or anything outside the folder', async () => {
+    expect((await send(proxy.port, { path: '/.env' })).status).toBe(404);
+    const traversal = await send(proxy.port, { path: '/../package.json' });
+    expect([403, 404]).toContain(traversal.status);
+    expect(traversal.text).not.toContain('asset-manager');
+    expect((await send(proxy.port, { path: '/%2e%2e/%2e%2e/etc/passwd' })).text).not.toContain('root:');
+  });
+
+  it('never answers the page for the proxy endpoints', async () => {
+    const answer = await send(proxy.port, { path: '/oauth/unknown', headers: { accept: 'text/html' } });
+    expect(answer.status).toBe(404);
+    expect(answer.json().error).toBe('invalid_request');
+  });
+
+  it('sends the security headers on JSON answers too', async () => {
+    const answer = await send(proxy.port, { path: '/app-config.json' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-security-policy']).toBeDefined();
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.json().platformAuthUrl).toBe('https://auth.platform.test');
+    expect(answer.text).not.toContain(platform.secret);
+  });
+});
+
+describe('without a built app', () => {
+  it('answers GET / with 503 and says how to build it', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'proxy-empty-'));
+    const proxy = await startProxy(platform, { WEB_DIST_DIR: empty });
+    try {
+      for (const headers of [{ accept: '*/*' }, { accept: 'text/html' }]) {
+        const answer = await send(proxy.port, { path: '/', headers });
+        expect(answer.status).toBe(503);
+        expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+        expect(answer.text).toContain('npm run build');
+        expect(answer.text).not.toContain(empty);
+      }
+      const page = await send(proxy.port, { path: '/products/7', headers: { accept: 'text/html' } });
+      expect(page.status).toBe(503);
+      // The token endpoints work regardless: they do not need the built files.
+      expect((await send(proxy.port, { path: '/app-config.json' })).status).toBe(200);
+    } finally {
+      await proxy.close();
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('picks up a build made after the start', async () => {
+    const later = await mkdtemp(join(tmpdir(), 'proxy-later-'));
+    const proxy = await startProxy(platform, { WEB_DIST_DIR: later });
+    try {
+      expect((await send(proxy.port, { path: '/' })).status).toBe(503);
+      await writeFile(join(later, 'index.html'), indexHtml);
+      const answer = await send(proxy.port, { path: '/', headers: { accept: 'text/html' } });
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(indexHtml);
+    } finally {
+      await proxy.close();
+      await rm(later, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('on https', () => {
+  it('adds HSTS and upgrade-insecure-requests', async () => {
+    const proxy = await startProxy(platform, { WEB_PUBLIC_URL: 'https://assets.example.com' });
+    try {
+      const answer = await send(proxy.port, { path: '/app-config.json' });
+      expect(answer.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      expect(csp(answer.headers['content-security-policy']).has('upgrade-insecure-requests')).toBe(true);
+      expect(answer.json().redirectUri).toBe('https://assets.example.com/auth/callback');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
