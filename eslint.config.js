@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundaries from 'eslint-plugin-boundaries';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const programs = ['web', 'proxy', 'platform', 'cli'];
 const others = (self) => programs.filter((p) => p !== self);
@@ -46,6 +47,11 @@ export default tseslint.config(
       'boundaries/dependencies': ['error', { default: 'allow', policies: boundaryPolicies }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['src/web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
   },
   {
     files: ['src/shared/**'],

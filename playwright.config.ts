@@ -1,5 +1,13 @@
 import { existsSync } from 'node:fs';
 import { chromium, defineConfig, devices } from '@playwright/test';
+import {
+  accessTokenTtlSeconds,
+  e2ePorts,
+  platformDataDir,
+  platformUrl,
+  proxyLogFile,
+  webUrl,
+} from './e2e/support/urls';
 
 /** Playwright's own Chromium when installed, else Debian's (or CHROMIUM_PATH): nothing is downloaded. */
 function chromiumExecutable(): string | undefined {
@@ -8,20 +16,18 @@ function chromiumExecutable(): string | undefined {
   return '/usr/bin/chromium';
 }
 
-export const e2ePorts = { platform: 4100 };
-const platformUrl = `http://127.0.0.1:${e2ePorts.platform}`;
-
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
   workers: 1,
   retries: 0,
   forbidOnly: true,
-  reporter: process.env.CI ? 'list' : [['list']],
-  timeout: 30_000,
+  reporter: 'list',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
   use: {
     ...devices['Desktop Chrome'],
-    baseURL: platformUrl,
+    baseURL: webUrl,
     trace: 'retain-on-failure',
     launchOptions: {
       executablePath: chromiumExecutable(),
@@ -34,19 +40,39 @@ export default defineConfig({
       ],
     },
   },
+  // Started in order: the proxy reads the web client's secret that the platform's demo seed writes.
+  // `npm run test:e2e` builds the app first; the proxy serves that build.
   webServer: [
     {
-      // A fresh data directory every run, seeded with the demo data.
-      command: 'rm -rf .tmp/e2e-platform && node --import tsx src/platform/main.ts',
+      command: `rm -rf ${platformDataDir} && node --import tsx src/platform/main.ts`,
       url: `${platformUrl}/healthz`,
       reuseExistingServer: false,
       timeout: 60_000,
       env: {
-        DATA_DIR: '.tmp/e2e-platform',
+        DATA_DIR: platformDataDir,
         PLATFORM_PORT: String(e2ePorts.platform),
         PLATFORM_PUBLIC_URL: platformUrl,
+        WEB_PUBLIC_URL: webUrl,
         DEMO_SEED: '1',
+        ACCESS_TOKEN_TTL: String(accessTokenTtlSeconds),
+        // The proxy and the tests all come from 127.0.0.1: the platform's per-address token budget is shared.
+        TOKEN_RATE_LIMIT: '1000',
         LOG_LEVEL: 'warn',
+      },
+    },
+    {
+      // Debug level on purpose: P1 checks that even the most talkative log never carries the secret.
+      command: `node --import tsx src/proxy/main.ts > ${proxyLogFile} 2>&1`,
+      url: `${webUrl}/app-config.json`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        WEB_PORT: String(e2ePorts.web),
+        WEB_PUBLIC_URL: webUrl,
+        PLATFORM_BASE_URL: platformUrl,
+        OAUTH_CLIENT_SECRET_FILE: `${platformDataDir}/web-client.json`,
+        TOKEN_RATE_LIMIT: '1000',
+        LOG_LEVEL: 'debug',
       },
     },
   ],

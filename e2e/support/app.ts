@@ -1,0 +1,64 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { expect, test as base, type Page } from '@playwright/test';
+import { platformDataDir, platformUrl, webUrl } from './urls';
+
+export const demoPassword = 'demo-password';
+
+/**
+ * Signs in through the app as a person would: the landing page's button, the platform's form, and the
+ * consent page when the platform asks (it remembers an earlier Allow). Ends back in the app.
+ */
+export async function signIn(page: Page, email: string, password = demoPassword) {
+  if (!page.url().startsWith(platformUrl)) {
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const allow = page.getByRole('button', { name: 'Allow' });
+  await expect(allow.or(page.locator('#main'))).toBeVisible();
+  if (await allow.isVisible()) await allow.click();
+  await page.waitForURL((url) => url.origin === webUrl && !url.pathname.startsWith('/auth/'));
+}
+
+/** The access token the app keeps for this tab (oidc-client-ts's user in sessionStorage). */
+export async function storedAccessToken(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    for (let i = 0; i < sessionStorage.length; i++) {
+      const key = sessionStorage.key(i)!;
+      if (key.startsWith('oidc.user:'))
+        return (JSON.parse(sessionStorage.getItem(key)!) as { access_token: string }).access_token;
+    }
+    return null;
+  });
+}
+
+/** Adds a user to the running platform with its own admin command, as an operator would. */
+export function addUser(role: 'investor' | 'issuer' | 'admin') {
+  const email = `${role}-${randomUUID().slice(0, 8)}@e2e.test`;
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/platform/main.ts',
+      'users',
+      'add',
+      '--email',
+      email,
+      '--role',
+      role,
+      '--password',
+      demoPassword,
+    ],
+    { env: { ...process.env, DATA_DIR: platformDataDir }, encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`users add failed: ${result.stderr}`);
+  return { email, password: demoPassword };
+}
+
+export const test = base;
+export { expect };

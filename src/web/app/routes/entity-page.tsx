@@ -1,0 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { entityQuery } from '../../features/entities/api/queries';
+import { kindOfSlug } from '../../features/entities/entity-kinds';
+import { usePageTitle } from '../../components/ui/page-title';
+import { ErrorNotice, Loading } from '../../components/ui/status';
+import { messageOf } from '../../lib/api-error';
+import { useServices } from '../../lib/services';
+import { NotFoundPage } from './not-found-page';
+
+/** `/products/7`, `/accreditations/3`, …: one entity and its files. */
+export function EntityPage() {
+  const params = useParams();
+  const kind = kindOfSlug(params.kind ?? '');
+  const id = Number(params.id);
+  if (!kind || !Number.isSafeInteger(id) || id <= 0) return <NotFoundPage />;
+  return <Entity type={kind.type} label={kind.singular} id={id} />;
+}
+
+function Entity({ type, label, id }: { type: Parameters<typeof entityQuery>[1]; label: string; id: number }) {
+  const { api } = useServices();
+  const entity = useQuery(entityQuery(api, type, id));
+  usePageTitle(entity.data ? entity.data.name : label);
+
+  if (entity.isPending) return <Loading label={`Loading the ${label.toLowerCase()}…`} />;
+  if (entity.isError) {
+    return (
+      <ErrorNotice title={`This ${label.toLowerCase()} could not be opened`}>
+        <p>{messageOf(entity.error)}</p>
+        <Link to="/">Back to your list</Link>
+      </ErrorNotice>
+    );
+  }
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to="/">Home</Link> <span aria-hidden="true">/</span> {label}
+      </nav>
+      <h1>
+        <span className="eyebrow">{label}</span> {entity.data.name}
+      </h1>
+      {entity.data.assets.length === 0 ? (
+        <p className="empty">No files yet.</p>
+      ) : (
+        <ul className="link-list">
+          {entity.data.assets.map((asset) => (
+            <li key={asset.id}>{asset.name}</li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}

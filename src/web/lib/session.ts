@@ -1,0 +1,244 @@
+import { ErrorResponse, User, UserManager, WebStorageStateStore, type IdTokenClaims } from 'oidc-client-ts';
+import type { AppConfig } from '../config/app-config';
+
+/**
+ * The header the proxy requires on its token endpoints (P4): a cross-site form cannot send it, and a
+ * cross-origin fetch that does needs a preflight, which the proxy never grants.
+ */
+export const proxyHeaders = { 'X-Requested-With': 'asset-manager' } as const;
+
+/**
+ * A hint, not a secret: the refresh cookie is HttpOnly, so the app cannot see whether it holds one. The
+ * hint saves a token request that can only fail for people who never signed in on this browser.
+ */
+const sessionHintKey = 'asset-manager.session';
+
+/** Renew this long before the access token expires, so no request meets an expired token. */
+const renewalMarginSeconds = 60;
+
+/**
+ * The platform's token request carries the `state` of the authorize redirect (spec 4.2), which
+ * oidc-client-ts does not send. Its stored sign-in state keeps extra token parameters, and its key is the
+ * state value itself, so this store adds `state` to them when the callback reads it back.
+ */
+class StateCarryingStore extends WebStorageStateStore {
+  override async get(key: string) {
+    return withState(key, await super.get(key));
+  }
+  override async remove(key: string) {
+    return withState(key, await super.remove(key));
+  }
+}
+
+function withState(key: string, stored: string | null): string | null {
+  if (stored === null) return null;
+  const state = JSON.parse(stored) as { extraTokenParams?: Record<string, unknown> };
+  return JSON.stringify({ ...state, extraTokenParams: { ...state.extraTokenParams, state: key } });
+}
+
+/** Why a sign-in could not be completed; the callback page words each one for people. */
+export type SignInFailure = 'declined' | 'state' | 'expired' | 'unreachable' | 'other';
+
+export class SignInError extends Error {
+  constructor(
+    readonly reason: SignInFailure,
+    readonly detail?: string,
+  ) {
+    super(`Sign-in failed: ${reason}`);
+  }
+}
+
+function classify(error: unknown): SignInError {
+  if (error instanceof ErrorResponse) {
+    if (error.error === 'access_denied') return new SignInError('declined');
+    if (error.error === 'invalid_grant') return new SignInError('expired');
+    if (error.error === 'temporarily_unavailable' || error.error === 'server_error') {
+      return new SignInError('unreachable');
+    }
+    return new SignInError('other', error.error_description ?? error.error ?? undefined);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  // oidc-client-ts's words for a callback whose state this browser never stored, or stored and used.
+  if (/no matching state|no state in response/i.test(message)) return new SignInError('state');
+  if (error instanceof TypeError || /timeout|network|failed to fetch/i.test(message)) {
+    return new SignInError('unreachable');
+  }
+  return new SignInError('other', message);
+}
+
+interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in?: number;
+  scope?: string;
+}
+
+/**
+ * The browser's side of the session. oidc-client-ts runs the authorization-code flow with PKCE and
+ * checks `state`; the proxy holds the refresh token in an HttpOnly cookie (P9), so renewal is a plain
+ * refresh request to the proxy, which oidc-client-ts cannot make without a refresh token of its own.
+ * The access token lives in sessionStorage: it survives a reload, not the tab.
+ */
+export class Session {
+  readonly #config: AppConfig;
+  readonly #manager: UserManager;
+  #renewing: Promise<User | null> | null = null;
+  #renewalTimer: ReturnType<typeof setTimeout> | undefined;
+  #listeners = new Set<() => void>();
+  #signedIn = false;
+
+  constructor(config: AppConfig) {
+    this.#config = config;
+    const authBase = config.platformAuthUrl.replace(/\/+$/, '');
+    this.#manager = new UserManager({
+      authority: authBase,
+      client_id: config.clientId,
+      redirect_uri: config.redirectUri,
+      response_type: 'code',
+      scope: config.scope,
+      // Static metadata: the spec defines no discovery document, and the token endpoint is the proxy's.
+      metadata: {
+        issuer: authBase,
+        authorization_endpoint: `${authBase}/auth/login/oauth/authorize`,
+        token_endpoint: new URL(config.tokenEndpoint, window.location.origin).href,
+        revocation_endpoint: new URL(config.revokeEndpoint, window.location.origin).href,
+      },
+      extraHeaders: { ...proxyHeaders },
+      stateStore: new StateCarryingStore({ store: window.localStorage }),
+      userStore: new WebStorageStateStore({ store: window.sessionStorage }),
+      loadUserInfo: false,
+      automaticSilentRenew: false,
+      monitorSession: false,
+    });
+  }
+
+  /** Called whenever the signed-in user changes (sign-in, renewal, sign-out). */
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(signedIn: boolean) {
+    this.#signedIn = signedIn;
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Whether the last check found a session; `isSignedIn()` checks (and renews) for real. */
+  get signedIn(): boolean {
+    return this.#signedIn;
+  }
+
+  /** A usable access token, renewed first when it is about to expire; null when signed out. */
+  async accessToken(): Promise<string | null> {
+    const user = await this.#manager.getUser();
+    if (user && !user.expired && (user.expires_in ?? Infinity) > 10) {
+      this.#scheduleRenewal(user);
+      if (!this.#signedIn) this.#changed(true);
+      return user.access_token;
+    }
+    return (await this.renew())?.access_token ?? null;
+  }
+
+  /**
+   * A new access token through the proxy's refresh cookie; null when there is no session to renew.
+   * One renewal at a time, across tabs too: the platform rotates refresh tokens and treats a reused one
+   * as theft, so two renewals racing with the same cookie would end the session.
+   */
+  renew(): Promise<User | null> {
+    this.#renewing ??= withLock('asset-manager.renew', () => this.#refresh()).finally(() => {
+      this.#renewing = null;
+    });
+    return this.#renewing;
+  }
+
+  async #refresh(): Promise<User | null> {
+    if (localStorage.getItem(sessionHintKey) === null) return null;
+    const response = await fetch(this.#config.tokenEndpoint, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { ...proxyHeaders, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: this.#config.clientId }),
+    });
+    if (response.status === 400 || response.status === 401) {
+      // The refresh token is gone (expired, revoked or never there): the session is over.
+      await this.#forget();
+      return null;
+    }
+    if (!response.ok) throw new Error(`The session could not be renewed (HTTP ${response.status}).`);
+    const tokens = (await response.json()) as TokenResponse;
+    const user = new User({
+      access_token: tokens.access_token,
+      token_type: tokens.token_type,
+      scope: tokens.scope ?? this.#config.scope,
+      expires_at:
+        tokens.expires_in === undefined ? undefined : Math.floor(Date.now() / 1000) + tokens.expires_in,
+      profile: {} as IdTokenClaims,
+    });
+    await this.#manager.storeUser(user);
+    this.#scheduleRenewal(user);
+    this.#changed(true);
+    return user;
+  }
+
+  #scheduleRenewal(user: User) {
+    clearTimeout(this.#renewalTimer);
+    const left = user.expires_in;
+    if (left === undefined) return;
+    // Short-lived tokens (tests use seconds) renew at 80% of their life rather than a minute before.
+    const delay = Math.max(1, left > 5 * renewalMarginSeconds ? left - renewalMarginSeconds : left * 0.8);
+    this.#renewalTimer = setTimeout(() => void this.renew().catch(() => undefined), delay * 1000);
+  }
+
+  async isSignedIn(): Promise<boolean> {
+    return (await this.accessToken().catch(() => null)) !== null;
+  }
+
+  /** Sends the browser to the platform's sign-in; after it, the app returns to `returnTo`. */
+  async signIn(returnTo: string): Promise<void> {
+    await this.#manager.signinRedirect({ state: { returnTo } });
+  }
+
+  /** Completes the sign-in on the callback page; returns where to go next. */
+  async completeSignIn(url: string): Promise<{ returnTo: string }> {
+    let user: User;
+    try {
+      user = await this.#manager.signinRedirectCallback(url);
+    } catch (error) {
+      throw classify(error);
+    }
+    localStorage.setItem(sessionHintKey, '1');
+    this.#scheduleRenewal(user);
+    this.#changed(true);
+    const returnTo = (user.state as { returnTo?: unknown } | undefined)?.returnTo;
+    return { returnTo: typeof returnTo === 'string' && returnTo.startsWith('/') ? returnTo : '/' };
+  }
+
+  /** Ends the session at the platform (through the proxy) and forgets everything this app stored. */
+  async signOut(): Promise<void> {
+    try {
+      await fetch(this.#config.revokeEndpoint, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { ...proxyHeaders, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: this.#config.clientId }),
+      });
+    } finally {
+      await this.#forget();
+    }
+  }
+
+  async #forget() {
+    clearTimeout(this.#renewalTimer);
+    localStorage.removeItem(sessionHintKey);
+    await this.#manager.removeUser();
+    await this.#manager.clearStaleState();
+    sessionStorage.clear();
+    this.#changed(false);
+  }
+}
+
+/** Web Locks where the browser has them (every current one); otherwise the single-tab guard suffices. */
+function withLock<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (typeof navigator !== 'undefined' && navigator.locks) return navigator.locks.request(name, work);
+  return work();
+}
