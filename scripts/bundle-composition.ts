@@ -1,8 +1,11 @@
-// Prints which packages make up the built app's JavaScript, from the source maps of dist/assets.
+// `npx tsx scripts/bundle-composition.ts`: prints which packages make up the built app's JavaScript, from the source maps of dist/assets.
 import { readFileSync, readdirSync } from 'node:fs';
-const bySource = {};
+const bySource: Record<string, number> = {};
 for (const file of readdirSync('dist/assets').filter((f) => f.endsWith('.js.map'))) {
-  const map = JSON.parse(readFileSync(`dist/assets/${file}`, 'utf8'));
+  const map = JSON.parse(readFileSync(`dist/assets/${file}`, 'utf8')) as {
+    sources: string[];
+    sourcesContent?: string[];
+  };
   map.sources.forEach((source, i) => {
     const name = source.match(/node_modules\/((@[^/]+\/)?[^/]+)/)?.[1] ?? '(app)';
     const key = `${file.split('-')[0]} ${name}`;

@@ -6,6 +6,7 @@
  *   S3 server CPU time per upload ÷ the bare pipe's
  *   S4 GET /v2/core/assets/:id req/s ÷ Fastify hello-world req/s
  *   S5 GET /v2/core/assets/:id/download_url req/s ÷ hello-world req/s
+ *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,6 +14,13 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFil
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchRenditions, printRows } from './renditions';
+
+// S6–S7 bring their own servers; BENCH_ONLY=renditions runs only them.
+if (process.env.BENCH_ONLY === 'renditions') {
+  printRows(await benchRenditions());
+  process.exit(0);
+}
 
 const rounds = 5;
 const uploadBytes = 200 * 1024 * 1024;
@@ -218,3 +226,4 @@ try {
   for (const child of children) child.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 }
+if (!process.env.BENCH_ONLY) printRows(await benchRenditions());

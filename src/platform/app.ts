@@ -25,6 +25,7 @@ import { entityRoutes } from './entities/entity-routes';
 import { createFsBlobStore } from './storage/fs-blob-store';
 import { AccessTokenCache } from './oauth/access-token-cache';
 import { sweepStorage } from './storage/sweep';
+import { createRenditions } from './media/renditions';
 import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
@@ -45,16 +46,19 @@ export async function buildPlatform(
   const clock = options.clock ?? Date.now;
   const db = await openDatabase(config.dataDir);
   if (config.demoSeed) await seedDemoData(db, config, clock());
+  const blobs = createFsBlobStore(join(config.dataDir, 'blobs'));
   const ctx: PlatformContext = {
     config,
     db,
     clock,
     signingKey: loadSigningKey(config.dataDir),
     signInLimiter: new SignInLimiter(defaultSignInRules, clock),
-    blobs: createFsBlobStore(join(config.dataDir, 'blobs')),
+    blobs,
     accessTokens: new AccessTokenCache(),
+    renditions: createRenditions(join(config.dataDir, 'renditions'), blobs),
   };
   await sweepStorage(ctx);
+  await ctx.renditions.sweep(db);
 
   const app = Fastify({
     logger: options.logger ?? {

@@ -3,6 +3,7 @@ import type { PlatformConfig } from './env';
 import type { SignInLimiter } from './security/sign-in-limiter';
 import type { BlobStore } from './storage/blob-store';
 import type { AccessTokenCache } from './oauth/access-token-cache';
+import type { Renditions } from './media/renditions';
 
 /** What every route module needs, built once by the app factory and passed down explicitly. */
 export interface PlatformContext {
@@ -14,4 +15,6 @@ export interface PlatformContext {
   signInLimiter: SignInLimiter;
   blobs: BlobStore;
   accessTokens: AccessTokenCache;
+  /** Image renditions (cropped, preview), cached on disk under DATA_DIR/renditions. */
+  renditions: Renditions;
 }

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
-import { ApiError, forbidden, notFound, validationFailed } from '../errors';
+import { ApiError, forbidden, notFound } from '../errors';
 import { canSeeAsset, entityAccess, findEntity } from '../entities/entities';
 import { checkCrop, parseUpdateBody } from './asset-input';
 import { type ApiAsset, etagOf, findAssetRow, thumbnailIdOf, toApiAsset } from './asset-records';
 import { createAsset } from './create-asset';
-import { signDownloadUrl, variants } from './download-urls';
+import { signDownloadUrl } from './download-urls';
+import { renditionFor, renditionQuery } from '../media/rendition-request';
 import { maxJsonFileBytes } from './upload-body';
 
 export const idParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
@@ -155,6 +156,8 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
           .where('thumbnail_of', '=', row.id)
           .execute();
       }
+      // Renditions of the old crop are never sent (the crop is part of their key); this frees the disk.
+      if (changes.meta !== undefined) await ctx.renditions.cropChanged(updated);
       reply.header('etag', etagOf(updated));
       return { asset: toApiAsset(updated, await thumbnailIdOf(ctx, updated.id)) };
     },
@@ -185,7 +188,10 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         return [row.blob_key, ...children.map((c) => c.blob_key)];
       });
       // Rows first, bytes after: a crash in between leaves only unreferenced files, swept at start.
-      for (const key of removed) await ctx.blobs.delete(key);
+      for (const key of removed) {
+        await ctx.blobs.delete(key);
+        await ctx.renditions.forget(key);
+      }
       return reply.code(204).send();
     },
   );
@@ -198,25 +204,21 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         tags: ['assets'],
         security: [{ bearer: [] }],
         params: idParams,
-        querystring: z.object({
-          variant: z.enum(variants).default('original'),
-          width: z.coerce.number().int().positive().max(4096).optional(),
-        }),
+        querystring: renditionQuery,
         response: { 200: z.object({ url: z.url() }), ...problems(401, 404, 422) },
       },
     },
     async (request) => {
       const { row } = await visibleAsset(ctx, request, request.params.id);
-      const { variant, width } = request.query;
-      if (variant !== 'original') {
-        // Renditions come with the image pipeline; until then only the stored file is delivered.
-        throw validationFailed([{ field: 'variant', message: 'only "original" is available' }]);
-      }
+      const rendition = renditionFor(row, request.query);
+      // Rendered now rather than at delivery, so that a damaged or oversized image is a problem
+      // answer to the API client instead of a broken <img>; delivery then streams a cached file.
+      if (rendition) await ctx.renditions.ensure(row, rendition);
       const expires = Math.floor(ctx.clock() / 1000) + ctx.config.downloadUrlTtl;
       const url = signDownloadUrl(
         ctx.config.publicUrl,
         ctx.signingKey,
-        { assetId: row.id, variant, width: width ?? null, expires },
+        { assetId: row.id, variant: request.query.variant, width: rendition?.width ?? null, expires },
         row.blob_key,
       );
       return { url };

@@ -6,6 +6,7 @@ import { ApiError, notFound } from '../errors';
 import { findAssetRow } from './asset-records';
 import { deliveryPath, signatureMatches, variants } from './download-urls';
 import { idParams } from './asset-routes';
+import { originalFile, renditionFile } from '../media/delivered-file';
 
 const inlineTypes = /^(image\/(jpeg|png|webp|gif|avif)|application\/pdf)$/;
 
@@ -67,12 +68,14 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       if (secondsLeft <= 0)
         throw new ApiError(403, 'link_expired', 'This download link has expired; ask for a new one.');
 
-      const range = parseRange(request.headers.range, row.size);
+      const file =
+        variant === 'original' ? originalFile(ctx, row) : await renditionFile(ctx, row, { variant, width });
+      const range = parseRange(request.headers.range, file.size);
       reply.headers({
-        'content-type': row.content_type,
+        'content-type': file.contentType,
         'content-disposition': contentDisposition(
-          inlineTypes.test(row.content_type) ? 'inline' : 'attachment',
-          row.name,
+          inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
+          file.name,
         ),
         'x-content-type-options': 'nosniff',
         'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
@@ -80,16 +83,20 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
         'cross-origin-resource-policy': 'cross-origin',
         'accept-ranges': 'bytes',
         'cache-control': `private, max-age=${secondsLeft}`,
-        etag: `"${row.sha256}"`,
+        etag: file.etag,
       });
       if (range === 'unsatisfiable') {
-        return reply.code(416).header('content-range', `bytes */${row.size}`).send();
+        await file.close();
+        return reply.code(416).header('content-range', `bytes */${file.size}`).send();
       }
-      const length = range ? range.end - range.start + 1 : row.size;
+      const length = range ? range.end - range.start + 1 : file.size;
       reply.header('content-length', length);
-      if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${row.size}`);
-      if (request.method === 'HEAD') return reply.send();
-      const stream = await ctx.blobs.open(row.blob_key, range);
+      if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
+      if (request.method === 'HEAD') {
+        await file.close();
+        return reply.send();
+      }
+      const stream = await file.open(range);
       if (!stream) throw notFound('This file no longer exists.');
       return reply.send(stream);
     },

@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/**
+ * Rendition files on local disk: `root/v1/<blob key>/<rendition name>.webp`, one folder per
+ * original so that deleting an asset is one `rm -r`. Keyed by the blob key, not the asset id:
+ * blob keys are random and never reused, while a deleted asset's id may come back.
+ *
+ * Only ever a cache: losing any of it costs a re-render, never data. Files are written to
+ * `root/tmp`, fsynced and renamed into place, so a crash never leaves a half file under a name
+ * that delivery would send. Bump `generation` when the rendering changes (format, quality): the
+ * start-up sweep then removes the old generation's folder, and nothing old is ever sent.
+ */
+const generation = 'v1';
+const tmpFolderName = 'tmp';
+const extension = '.webp';
+
+/** Names this cache makes itself; anything else in its folders is not ours to serve. */
+const safeName = /^[A-Za-z0-9_-]{1,200}$/;
+
+const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
+const isAbsent = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
+
+export interface OpenCachedFile {
+  handle: FileHandle;
+  size: number;
+}
+
+export interface RenditionCache {
+  /** The file opened (closing it is the caller's job), or undefined when it is not cached. */
+  open(blobKey: string, name: string): Promise<OpenCachedFile | undefined>;
+  has(blobKey: string, name: string): Promise<boolean>;
+  /** Makes `bytes` the file under the name: temporary file, fsync, rename. */
+  write(blobKey: string, name: string, bytes: Uint8Array): Promise<void>;
+  /** Every rendition of one original. */
+  removeAll(blobKey: string): Promise<void>;
+  /** The renditions of one original whose names `stale` picks. */
+  removeWhere(blobKey: string, stale: (name: string) => boolean): Promise<number>;
+  /** Temporary files of a killed process and folders of older generations; call at start only. */
+  removeLeftovers(): Promise<number>;
+  /** The blob keys that have renditions, for the start-up sweep. */
+  blobKeys(): Promise<string[]>;
+  /** The rendition names of one original. */
+  names(blobKey: string): Promise<string[]>;
+}
+
+export function createRenditionCache(rootDir: string): RenditionCache {
+  const root = resolve(rootDir);
+  const current = join(root, generation);
+  const tmpDir = join(root, tmpFolderName);
+
+  function folderOf(blobKey: string) {
+    // Blob keys are ours, but this is a path: refuse anything that could leave the folder.
+    if (!safeName.test(blobKey)) throw new Error('invalid blob key for the rendition cache');
+    return join(current, blobKey);
+  }
+  function pathOf(blobKey: string, name: string) {
+    if (!safeName.test(name)) throw new Error('invalid rendition name');
+    return join(folderOf(blobKey), `${name}${extension}`);
+  }
+
+  async function listNames(blobKey: string) {
+    try {
+      const files = await readdir(folderOf(blobKey));
+      return files.filter((f) => f.endsWith(extension)).map((f) => f.slice(0, -extension.length));
+    } catch (error) {
+      if (isAbsent(error)) return [];
+      throw error;
+    }
+  }
+
+  return {
+    async open(blobKey, name) {
+      let handle: FileHandle;
+      try {
+        handle = await open(pathOf(blobKey, name), 'r');
+      } catch (error) {
+        if (isAbsent(error)) return undefined;
+        throw error;
+      }
+      // Size from the open file: a removal after this point cannot change what is sent.
+      try {
+        return { handle, size: (await handle.stat()).size };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+
+    async has(blobKey, name) {
+      try {
+        return (await stat(pathOf(blobKey, name))).isFile();
+      } catch (error) {
+        if (isAbsent(error)) return false;
+        throw error;
+      }
+    },
+
+    async write(blobKey, name, bytes) {
+      const target = pathOf(blobKey, name);
+      await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+      const tmpPath = join(tmpDir, randomBytes(16).toString('base64url'));
+      const handle = await open(tmpPath, 'wx', 0o600);
+      try {
+        await handle.writeFile(bytes);
+        // Without it a crash right after the rename could leave an empty file under the name.
+        await handle.sync();
+      } catch (error) {
+        await handle.close().catch(() => {});
+        await rm(tmpPath, { force: true });
+        throw error;
+      }
+      await handle.close();
+      try {
+        await mkdir(folderOf(blobKey), { recursive: true, mode: 0o700 });
+        // No folder fsync: a rename lost in a crash only means rendering once more.
+        await rename(tmpPath, target);
+      } catch (error) {
+        await rm(tmpPath, { force: true });
+        throw error;
+      }
+    },
+
+    async removeAll(blobKey) {
+      await rm(folderOf(blobKey), { recursive: true, force: true });
+    },
+
+    async removeWhere(blobKey, stale) {
+      const doomed = (await listNames(blobKey)).filter(stale);
+      await Promise.all(doomed.map((name) => rm(pathOf(blobKey, name), { force: true })));
+      return doomed.length;
+    },
+
+    async removeLeftovers() {
+      let removed = 0;
+      let entries: string[];
+      try {
+        entries = await readdir(root);
+      } catch (error) {
+        if (isAbsent(error)) return 0;
+        throw error;
+      }
+      for (const entry of entries) {
+        if (entry === generation) continue;
+        if (entry === tmpFolderName) {
+          const names = await readdir(tmpDir);
+          await Promise.all(names.map((n) => rm(join(tmpDir, n), { force: true, recursive: true })));
+          removed += names.length;
+        } else {
+          await rm(join(root, entry), { recursive: true, force: true });
+          removed++;
+        }
+      }
+      return removed;
+    },
+
+    async blobKeys() {
+      try {
+        return (await readdir(current)).filter((name) => safeName.test(name));
+      } catch (error) {
+        if (isAbsent(error)) return [];
+        throw error;
+      }
+    },
+
+    names: listNames,
+  };
+}
