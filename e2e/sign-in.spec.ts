@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { addUser } from './support/app';
 import { platformUrl, webUrl } from './support/urls';
 
 const redirectUri = `${webUrl}/auth/callback`;
@@ -13,15 +14,17 @@ test.beforeEach(async ({ page }) => {
 });
 
 test('a person signs in, allows the app and returns with a code and the same state', async ({ page }) => {
+  // Someone who has never allowed the app, whatever ran before: consent is remembered per user.
+  const person = addUser('issuer');
   await page.goto(authorizePath('state;with+odd=chars&x'));
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await expect(page.getByText('Asset Manager')).toBeVisible();
-  await page.getByLabel('Email').fill('issuer@demo.test');
-  await page.getByLabel('Password').fill('demo-password');
+  await page.getByLabel('Email').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 
   await expect(page.getByRole('heading', { name: 'Allow Asset Manager?' })).toBeVisible();
-  await expect(page.getByText('issuer@demo.test')).toBeVisible();
+  await expect(page.getByText(person.email)).toBeVisible();
   await page.getByRole('button', { name: 'Allow' }).click();
 
   await page.waitForURL(`${redirectUri}?*`);

@@ -1,8 +1,8 @@
 import { createBrowserRouter, redirect, type LoaderFunctionArgs } from 'react-router';
 import { SignInError, type SignInFailure } from '../lib/session';
 import type { Services } from '../lib/services';
+import { Loading } from '../components/ui/status';
 import { CallbackPage } from './routes/callback-page';
-import { EntityPage } from './routes/entity-page';
 import { HomePage } from './routes/home-page';
 import { Layout } from './routes/layout';
 import { NotFoundPage } from './routes/not-found-page';
@@ -43,6 +43,8 @@ export function createAppRouter({ session }: Services) {
       path: '/',
       element: <Layout />,
       errorElement: <RouteError />,
+      // Shown while the first page's loader checks the session.
+      hydrateFallbackElement: <Loading label="Loading…" />,
       children: [
         {
           errorElement: <RouteError />,
@@ -53,7 +55,17 @@ export function createAppRouter({ session }: Services) {
               element: <HomePage />,
             },
             { path: 'auth/callback', loader: completeSignIn, element: <CallbackPage /> },
-            { path: ':kind/:id', loader: requireSession, element: <EntityPage /> },
+            {
+              path: 'review',
+              loader: requireSession,
+              lazy: async () => ({ Component: (await import('./routes/review-page')).ReviewPage }),
+            },
+            {
+              path: ':kind/:id',
+              loader: requireSession,
+              // Its own chunk: the first page carries no upload or crop code (performance.md W1, W2).
+              lazy: async () => ({ Component: (await import('./routes/entity-page')).EntityPage }),
+            },
             { path: '*', element: <NotFoundPage /> },
           ],
         },

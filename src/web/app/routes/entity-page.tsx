@@ -1,6 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { entityQuery } from '../../features/entities/api/queries';
+import { fileTypesFor } from '../../../shared/assets/file-types';
+import { AssetSlot } from '../../features/assets/components/asset-slot';
+import { entityKeys, entityQuery, meQuery } from '../../features/entities/api/queries';
 import { kindOfSlug } from '../../features/entities/entity-kinds';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ErrorNotice, Loading } from '../../components/ui/status';
@@ -20,6 +22,7 @@ export function EntityPage() {
 function Entity({ type, label, id }: { type: Parameters<typeof entityQuery>[1]; label: string; id: number }) {
   const { api } = useServices();
   const entity = useQuery(entityQuery(api, type, id));
+  const me = useQuery(meQuery(api));
   usePageTitle(entity.data ? entity.data.name : label);
 
   if (entity.isPending) return <Loading label={`Loading the ${label.toLowerCase()}…`} />;
@@ -31,6 +34,8 @@ function Entity({ type, label, id }: { type: Parameters<typeof entityQuery>[1]; 
       </ErrorNotice>
     );
   }
+  const owned = me.data?.entities.some((e) => e.type === type && e.id === id) ?? false;
+  const assetsOf = (fileType: string) => entity.data.assets.filter((a) => a.file_type === fileType);
   return (
     <>
       <nav aria-label="Breadcrumb" className="breadcrumb">
@@ -39,15 +44,19 @@ function Entity({ type, label, id }: { type: Parameters<typeof entityQuery>[1]; 
       <h1>
         <span className="eyebrow">{label}</span> {entity.data.name}
       </h1>
-      {entity.data.assets.length === 0 ? (
-        <p className="empty">No files yet.</p>
-      ) : (
-        <ul className="link-list">
-          {entity.data.assets.map((asset) => (
-            <li key={asset.id}>{asset.name}</li>
-          ))}
-        </ul>
-      )}
+      {!owned && <p className="hint">You can view these files; only the owner can change them.</p>}
+      <div className="slots">
+        {fileTypesFor(type).map((fileType) => (
+          <AssetSlot
+            key={fileType.fileType}
+            entity={{ type, id }}
+            fileType={fileType}
+            assets={assetsOf(fileType.fileType)}
+            entityKey={entityKeys.detail(type, id)}
+            canEdit={owned}
+          />
+        ))}
+      </div>
     </>
   );
 }

@@ -44,9 +44,14 @@ function EntityList({ me }: { me: Me }) {
   if (groups.length === 0) {
     return (
       <p className="empty">
-        {me.user.role === 'admin'
-          ? 'Admins own no files of their own.'
-          : 'Nothing here yet. Products, investments and accreditations you own on the platform appear here.'}
+        {me.user.role === 'admin' ? (
+          <>
+            Admins own no files of their own. <Link to="/review">Open the review queue</Link> to check
+            investors&apos; accreditation documents.
+          </>
+        ) : (
+          'Nothing here yet. Products, investments and accreditations you own on the platform appear here.'
+        )}
       </p>
     );
   }

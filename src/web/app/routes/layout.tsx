@@ -25,6 +25,11 @@ function UserMenu() {
 
   return (
     <div className="user-menu">
+      {me.data?.user.role === 'admin' && (
+        <nav aria-label="Admin" className="site-nav">
+          <Link to="/review">Review queue</Link>
+        </nav>
+      )}
       {me.data && (
         <span className="user-name">
           <span className="visually-hidden">Signed in as </span>

@@ -1,0 +1,218 @@
+import type { Locator, Page } from '@playwright/test';
+import sharp from 'sharp';
+import { addUser, expect, signIn, test } from './support/app';
+import { csvFile, multiPagePdf, oversizedPng, quadrantsPng, rotatedPhotoJpeg } from './support/files';
+import { platformUrl } from './support/urls';
+
+const slot = (page: Page, label: string) => page.getByRole('region', { name: label, exact: true });
+const card = (scope: Locator, name: string) =>
+  scope.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: name });
+
+/** Every asset-creating request the page makes, to prove a refused file sent nothing. */
+function watchUploads(page: Page) {
+  const posts: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url() === `${platformUrl}/v2/core/assets`)
+      posts.push(request.url());
+  });
+  return posts;
+}
+
+/** The colour at a point of an image the page shows, read from the bytes the browser received. */
+async function pixelOf(page: Page, image: Locator, x: number, y: number) {
+  const src = await image.getAttribute('src');
+  const bytes = Buffer.from(await (await page.request.get(src!)).body());
+  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+  const at = (Math.floor(y * info.height) * info.width + Math.floor(x * info.width)) * info.channels;
+  return { r: data[at]!, g: data[at + 1]!, b: data[at + 2]!, width: info.width, height: info.height };
+}
+
+/** Which quadrant colour of quadrantsPng() a pixel is. */
+function colourOf({ r, g, b }: { r: number; g: number; b: number }) {
+  if (r > 180 && g > 160 && b < 110) return 'yellow';
+  if (r > 180 && g < 100) return 'red';
+  if (g > 150 && r < 100) return 'green';
+  if (b > 170 && r < 100) return 'blue';
+  return `rgb(${r}, ${g}, ${b})`;
+}
+
+test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes files', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(120_000);
+  await signIn(page, 'issuer@demo.test');
+  await page.getByRole('link', { name: 'Solar Farm Fund I', exact: true }).click();
+  await expect(page.getByRole('heading', { name: /Solar Farm Fund I/ })).toBeVisible();
+
+  // A logo: cropped to its top-left (red) quadrant as a square, with the keyboard doing the framing.
+  const logo = slot(page, 'Logo');
+  await logo.getByTestId('input-logo').setInputFiles(await quadrantsPng('logo.png'));
+  const crop = page.getByRole('dialog', { name: 'Crop logo.png' });
+  await expect(crop).toBeVisible();
+  await crop.getByRole('radio', { name: 'Square' }).check();
+  await crop.getByRole('slider', { name: 'Zoom' }).fill('2');
+  await crop.getByLabel('Crop frame').focus();
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
+  for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
+  await crop.getByRole('button', { name: 'Crop and upload' }).click();
+  await expect(logo.getByText('Uploaded', { exact: true })).toBeVisible();
+  const logoCard = card(logo, 'logo.png');
+  const logoPreview = logoCard.getByRole('img', { name: 'Preview of logo.png' });
+  await expect(logoPreview).toBeVisible();
+  expect(await logoPreview.getAttribute('src')).toContain('variant=cropped');
+  const cropped = await pixelOf(page, logoPreview, 0.5, 0.5);
+  expect(cropped.width).toBe(cropped.height);
+  expect(colourOf(cropped)).toBe('red');
+
+  // A cover image from a phone photo stored sideways: the crop dialog shows it upright, 16:9.
+  const cover = slot(page, 'Cover image');
+  await cover.getByTestId('input-cover_image').setInputFiles(await rotatedPhotoJpeg('cover.jpg'));
+  const coverCrop = page.getByRole('dialog', { name: 'Crop cover.jpg' });
+  const shown = coverCrop.getByRole('img', { name: 'cover.jpg, to crop' });
+  await expect(shown).toBeVisible();
+  expect(await shown.evaluate((img: HTMLImageElement) => img.naturalHeight > img.naturalWidth)).toBe(true);
+  await coverCrop.getByRole('button', { name: 'Crop and upload' }).click();
+  await expect(card(cover, 'cover.jpg').getByRole('img', { name: 'Preview of cover.jpg' })).toBeVisible();
+  const coverPixels = await pixelOf(page, card(cover, 'cover.jpg').getByRole('img'), 0.5, 0.5);
+  expect(coverPixels.width / coverPixels.height).toBeCloseTo(16 / 9, 1);
+
+  // A pitch deck: no crop, uploaded straight away.
+  const deck = slot(page, 'Pitch deck');
+  await deck
+    .getByTestId('input-pitch_deck')
+    .setInputFiles(multiPagePdf('deck.pdf', ['Solar Farm', 'Page two']));
+  await expect(card(deck, 'deck.pdf')).toBeVisible();
+
+  // Rename in place, then make it private: both show at once and survive a reload.
+  await card(deck, 'deck.pdf').getByRole('button', { name: 'Rename deck.pdf' }).click();
+  await deck.getByLabel('New name for deck.pdf').fill('Deck 2026.pdf');
+  await page.keyboard.press('Enter');
+  const deckCard = card(deck, 'Deck 2026.pdf');
+  await expect(deckCard.getByRole('paragraph').filter({ hasText: /^Deck 2026\.pdf$/ })).toBeVisible();
+  await expect(deckCard.getByText('Everyone signed in to the platform can see this file.')).toBeVisible();
+  await deckCard.getByRole('switch', { name: 'Private' }).check();
+  await expect(deckCard.getByText('Only you and the platform’s admins can see this file.')).toBeVisible();
+  await page.reload();
+  await expect(card(deck, 'Deck 2026.pdf').getByRole('switch', { name: 'Private' })).toBeChecked();
+
+  // Re-crop the logo to its bottom-right (yellow) corner; the preview follows.
+  const before = await logoPreview.getAttribute('src');
+  await logoCard.getByRole('button', { name: 'Edit crop of logo.png' }).click();
+  const recrop = page.getByRole('dialog', { name: 'Crop logo.png' });
+  await recrop.getByRole('slider', { name: 'Zoom' }).fill('2');
+  await recrop.getByLabel('Crop frame').focus();
+  for (let i = 0; i < 30; i++) await page.keyboard.press('ArrowLeft');
+  for (let i = 0; i < 30; i++) await page.keyboard.press('ArrowUp');
+  await recrop.getByRole('button', { name: 'Save crop' }).click();
+  await expect(recrop).toBeHidden();
+  await expect.poll(() => logoPreview.getAttribute('src')).not.toBe(before);
+  const recropped = await pixelOf(page, logoPreview, 0.5, 0.5);
+  expect(colourOf(recropped)).toBe('yellow');
+
+  // Open fetches a fresh signed URL and shows the original.
+  const [opened] = await Promise.all([
+    context.waitForEvent('page'),
+    logoCard.getByRole('button', { name: 'Open logo.png' }).click(),
+  ]);
+  expect(opened.url()).toContain(`${platformUrl}/files/assets/`);
+  await opened.close();
+
+  // Delete asks first, naming the file.
+  await card(deck, 'Deck 2026.pdf').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete Deck 2026.pdf?' });
+  await confirm.getByRole('button', { name: 'Keep it' }).click();
+  await expect(card(deck, 'Deck 2026.pdf')).toBeVisible();
+  await card(deck, 'Deck 2026.pdf').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
+  await expect(card(deck, 'Deck 2026.pdf')).toHaveCount(0);
+  await expect(deck.getByText('No pitch deck yet.')).toBeVisible();
+});
+
+test('a file of the wrong kind or over the limit is refused before any byte is sent', async ({ page }) => {
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/2');
+  const uploads = watchUploads(page);
+  const logo = slot(page, 'Logo');
+  await logo.getByTestId('input-logo').setInputFiles(csvFile('figures.csv'));
+  await expect(logo.getByRole('alert')).toHaveText(
+    'figures.csv is not accepted here: upload a JPEG, PNG, WebP, GIF or AVIF image.',
+  );
+  await logo.getByTestId('input-logo').setInputFiles(oversizedPng(26, 'huge.png'));
+  await expect(logo.getByRole('alert')).toHaveText('huge.png is 26 MB; the limit for a logo is 25 MB.');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  expect(uploads).toEqual([]);
+});
+
+test('a failed upload is retried without making a second asset', async ({ page }) => {
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/2');
+  // The first attempt reaches the platform, but its answer is lost on the way back.
+  let lost = false;
+  await page.route(`${platformUrl}/v2/core/assets`, async (route) => {
+    if (route.request().method() !== 'POST' || lost) return route.continue();
+    lost = true;
+    await route.fetch();
+    await route.abort('connectionreset');
+  });
+  const teaser = slot(page, 'One-page teaser');
+  await teaser.getByTestId('input-one_page_teaser').setInputFiles(multiPagePdf('teaser.pdf', ['Teaser']));
+  await expect(teaser.getByText('Failed', { exact: true })).toBeVisible();
+  await teaser.getByRole('button', { name: 'Retry teaser.pdf' }).click();
+  await expect(teaser.getByText('Uploaded', { exact: true })).toBeVisible();
+  await page.reload();
+  await expect(card(teaser, 'teaser.pdf')).toHaveCount(1);
+});
+
+test('the investor uploads identity documents privately; the admin reviews and approves them', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'investor@demo.test');
+  await page.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
+
+  const licence = slot(page, "Driver's licence");
+  await licence.getByTestId('input-drivers_license').setInputFiles(await rotatedPhotoJpeg('licence.jpg'));
+  await page
+    .getByRole('dialog', { name: 'Crop licence.jpg' })
+    .getByRole('button', { name: 'Crop and upload' })
+    .click();
+  await expect(card(licence, 'licence.jpg').getByText('Private', { exact: true }).first()).toBeVisible();
+  await expect(card(licence, 'licence.jpg').getByRole('switch', { name: 'Private' })).toBeChecked();
+
+  const letter = slot(page, 'Letter of accreditation');
+  await letter
+    .getByTestId('input-letter_of_accreditation')
+    .setInputFiles(multiPagePdf('letter.pdf', ['Accredited', 'Signed']));
+  await expect(card(letter, 'letter.pdf').getByRole('switch', { name: 'Private' })).toBeChecked();
+
+  // Another investor sees none of it: the accreditation does not open for them.
+  const stranger = addUser('investor');
+  const strangerContext = await browser.newContext();
+  const strangerPage = await strangerContext.newPage();
+  await signIn(strangerPage, stranger.email, stranger.password);
+  await strangerPage.goto(new URL(page.url()).pathname);
+  await expect(
+    strangerPage.getByRole('heading', { name: 'This accreditation could not be opened' }),
+  ).toBeVisible();
+  await expect(strangerPage.getByText('licence.jpg')).toHaveCount(0);
+  await strangerContext.close();
+
+  // The admin finds both documents, private as they are, and approves.
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  await signIn(admin, 'admin@demo.test');
+  await admin.getByRole('link', { name: 'Review queue' }).click();
+  const item = admin
+    .getByRole('listitem')
+    .filter({ has: admin.getByRole('heading', { name: 'Accreditation of Ivy Investor' }) });
+  await expect(item.getByRole('button', { name: 'Open licence.jpg' })).toBeVisible();
+  await expect(item.getByRole('button', { name: 'Open letter.pdf' })).toBeVisible();
+  await expect(item.getByRole('img', { name: 'Preview of licence.jpg' })).toBeVisible();
+  await expect(item.getByText('Only the owner and the platform’s admins can see this file.')).toHaveCount(2);
+  await item.getByLabel('Note to the investor (optional)').fill('Documents check out.');
+  await item.getByRole('button', { name: 'Approve' }).click();
+  await expect(admin.getByText('Nothing to review: every accreditation has a decision.')).toBeVisible();
+  await adminContext.close();
+});

@@ -1,0 +1,83 @@
+import sharp from 'sharp';
+
+/**
+ * Real files for the upload tests, made on the fly so the repository carries no binaries. The e2e tests
+ * may not import the programs' code, so these are written here rather than shared with unit tests.
+ */
+export interface TestFile {
+  name: string;
+  mimeType: string;
+  buffer: Buffer;
+}
+
+/** Four coloured quadrants: red, green / blue, yellow, so a crop's result can be told by its colours. */
+export async function quadrantsPng(name = 'logo.png', width = 400, height = 300): Promise<TestFile> {
+  const half = (w: number, h: number, r: number, g: number, b: number) =>
+    sharp({ create: { width: w, height: h, channels: 3, background: { r, g, b } } })
+      .png()
+      .toBuffer();
+  const w = width / 2;
+  const h = height / 2;
+  const buffer = await sharp({ create: { width, height, channels: 3, background: '#000' } })
+    .composite([
+      { input: await half(w, h, 230, 30, 30), left: 0, top: 0 },
+      { input: await half(w, h, 30, 200, 60), left: w, top: 0 },
+      { input: await half(w, h, 30, 60, 220), left: 0, top: h },
+      { input: await half(w, h, 240, 220, 30), left: w, top: h },
+    ])
+    .png()
+    .toBuffer();
+  return { name, mimeType: 'image/png', buffer };
+}
+
+/** A JPEG stored sideways with EXIF orientation 6, as phones write portrait photos. */
+export async function rotatedPhotoJpeg(name = 'photo.jpg'): Promise<TestFile> {
+  const { buffer } = await quadrantsPng('x.png', 640, 480);
+  const jpeg = await sharp(buffer).jpeg({ quality: 85 }).withMetadata({ orientation: 6 }).toBuffer();
+  return { name, mimeType: 'image/jpeg', buffer: jpeg };
+}
+
+/** A valid PDF with one page per text, each page showing its text in large type. */
+export function multiPagePdf(name: string, pages: string[]): TestFile {
+  const objects: string[] = [];
+  const add = (object: string) => objects.push(object);
+  add('<< /Type /Catalog /Pages 2 0 R >>');
+  add(''); // the page tree, filled in once the pages' numbers are known
+  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  const kids: number[] = [];
+  for (const text of pages) {
+    const content = `0.9 0.2 0.2 rg 0 0 612 396 re f 0 0 0 rg BT /F1 48 Tf 72 600 Td (${text}) Tj ET`;
+    add(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
+    const contentNumber = objects.length;
+    add(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${contentNumber} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
+    );
+    kids.push(objects.length);
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
+
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return { name, mimeType: 'application/pdf', buffer: Buffer.from(body, 'latin1') };
+}
+
+export const csvFile = (name = 'figures.csv'): TestFile => ({
+  name,
+  mimeType: 'text/csv',
+  buffer: Buffer.from('year,revenue\n2024,1000\n2025,1500\n'),
+});
+
+/** Bytes that only claim to be an image, bigger than the image limit: the app must refuse it unsent. */
+export const oversizedPng = (megabytes: number, name = 'huge.png'): TestFile => ({
+  name,
+  mimeType: 'image/png',
+  buffer: Buffer.alloc(megabytes * 1024 * 1024, 1),
+});

@@ -1,0 +1,61 @@
+import type { useUploads, UploadItem } from '../upload/use-uploads';
+
+const phaseWords: Record<UploadItem['phase'], string> = {
+  waiting: 'Waiting',
+  sending: 'Sending',
+  processing: 'Processing',
+  done: 'Uploaded',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+const percent = (item: UploadItem) => (item.total > 0 ? Math.floor((item.sent / item.total) * 100) : 0);
+
+/**
+ * The slot's uploads with honest phases: sending with a real percentage, processing while the platform
+ * works, done. Phase changes (not every percent) are announced through a polite live region.
+ */
+export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads> }) {
+  return (
+    <>
+      <div className="visually-hidden" aria-live="polite" role="status">
+        {uploads.announcement}
+      </div>
+      {uploads.items.length > 0 && (
+        <ul className="upload-list" aria-label="Uploads">
+          {uploads.items.map((item) => (
+            <li key={item.id} className={`upload upload-${item.phase}`}>
+              <span className="upload-name">{item.file.name}</span>
+              <span className="upload-phase">
+                {phaseWords[item.phase]}
+                {item.phase === 'sending' ? ` ${percent(item)}%` : ''}
+              </span>
+              {(item.phase === 'sending' || item.phase === 'waiting') && (
+                <progress max={100} value={percent(item)} aria-label={`${item.file.name} sent`} />
+              )}
+              {item.phase === 'processing' && <progress aria-label={`${item.file.name} processing`} />}
+              {item.error && <span className="field-error">{item.error}</span>}
+              <span className="upload-actions">
+                {(item.phase === 'sending' || item.phase === 'waiting') && (
+                  <button type="button" className="button small" onClick={() => uploads.cancel(item.id)}>
+                    Cancel<span className="visually-hidden"> {item.file.name}</span>
+                  </button>
+                )}
+                {(item.phase === 'failed' || item.phase === 'cancelled') && (
+                  <button type="button" className="button small" onClick={() => uploads.retry(item.id)}>
+                    Retry<span className="visually-hidden"> {item.file.name}</span>
+                  </button>
+                )}
+                {(item.phase === 'done' || item.phase === 'failed' || item.phase === 'cancelled') && (
+                  <button type="button" className="button small" onClick={() => uploads.dismiss(item.id)}>
+                    Dismiss<span className="visually-hidden"> {item.file.name}</span>
+                  </button>
+                )}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
