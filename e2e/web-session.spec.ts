@@ -158,6 +158,7 @@ test.describe('the session', () => {
     expect(pageStorage).not.toContain(refresh!.value);
 
     await page.getByRole('link', { name: 'Solar Farm Fund I', exact: true }).click();
+    await expect(page.getByRole('heading', { name: /Solar Farm Fund I/ })).toBeVisible();
     await page.reload();
     await expect(page.getByRole('heading', { name: /Solar Farm Fund I/ })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();

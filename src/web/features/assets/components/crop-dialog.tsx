@@ -114,7 +114,7 @@ export default function CropDialog({
             onCropComplete={(_percent, pixels) => (area.current = pixels)}
             onMediaLoaded={(size) => setNatural({ width: size.naturalWidth, height: size.naturalHeight })}
             mediaProps={{ alt: `${fileName}, to crop` }}
-            cropperProps={{ 'aria-label': 'Crop frame: arrow keys move the image' } as object}
+            cropperProps={{ role: 'group', 'aria-label': 'Crop frame: arrow keys move the image' } as object}
           />
         )}
       </div>

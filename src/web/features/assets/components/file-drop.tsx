@@ -22,8 +22,12 @@ export default function FileDrop({
   label: string;
   onFiles: (files: File[]) => void;
 }) {
-  const { getRootProps, getInputProps, isDragActive } = useDropzone({
+  // The drop area is not a button itself (a button may not contain the file input); a real button
+  // inside opens the chooser, and pasting works while it has focus.
+  const { getRootProps, getInputProps, isDragActive, open } = useDropzone({
     multiple: true,
+    noClick: true,
+    noKeyboard: true,
     onDrop: (accepted, rejected) => onFiles([...accepted, ...rejected.map((r) => r.file)]),
   });
   const image = fileType.documentType === 'image';
@@ -32,8 +36,6 @@ export default function FileDrop({
       <div
         {...getRootProps({
           className: isDragActive ? 'drop-area active' : 'drop-area',
-          role: 'button',
-          'aria-label': `${label}: choose, drop or paste ${describeAccepts(fileType)}`,
           onPaste: (event) => {
             const files = Array.from(event.clipboardData.files);
             if (files.length > 0) {
@@ -44,14 +46,16 @@ export default function FileDrop({
         })}
       >
         <input
-          {...getInputProps({ accept: acceptAttribute(fileType) })}
+          {...getInputProps({ accept: acceptAttribute(fileType), 'aria-label': `${label} file` })}
           data-testid={`input-${fileType.fileType}`}
         />
-        <span className="drop-title">
-          {isDragActive ? 'Drop to upload' : 'Choose a file or drop it here'}
-        </span>
+        <button type="button" className="button" onClick={open}>
+          Choose a file<span className="visually-hidden"> for {label}</span>
+        </button>
         <span className="drop-hint">
-          You can also paste {image ? 'an image' : 'a file'} while this box has focus.
+          {isDragActive
+            ? 'Drop to upload'
+            : `or drop ${describeAccepts(fileType)} here; you can also paste while the button has focus.`}
         </span>
       </div>
       {image && (

@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import type { Page } from '@playwright/test';
+import { expect, signIn, test } from './support/app';
+import { multiPagePdf, quadrantsPng, rotatedPhotoJpeg } from './support/files';
+
+/**
+ * The main pages at phone and desktop width. Written to test-results/ on every run (so the pages are
+ * at least rendered and checked), and to docs/screenshots/ for the README with UPDATE_SCREENSHOTS=1.
+ */
+const folder = process.env.UPDATE_SCREENSHOTS ? 'docs/screenshots' : 'test-results/screenshots';
+const sizes = [
+  { name: 'phone', width: 360, height: 780 },
+  { name: 'desktop', width: 1280, height: 860 },
+] as const;
+
+/** Phones get the whole page, except under a dialog, where only the screen makes sense. */
+async function shoot(page: Page, name: string, { dialog = false } = {}) {
+  mkdirSync(folder, { recursive: true });
+  for (const size of sizes) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({
+      path: `${folder}/${name}-${size.name}.png`,
+      fullPage: size.name === 'phone' && !dialog,
+    });
+  }
+}
+
+test('screenshots of the main pages', async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+  await shoot(page, 'landing');
+
+  await signIn(page, 'issuer@demo.test');
+  await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
+  await shoot(page, 'home');
+
+  await page.goto('/products/2');
+  const slot = (label: string) => page.getByRole('region', { name: label, exact: true });
+  await slot('Logo')
+    .getByTestId('input-logo')
+    .setInputFiles(await quadrantsPng('harbor-logo.png'));
+  await expect(page.getByRole('dialog', { name: 'Crop harbor-logo.png' })).toBeVisible();
+  await shoot(page, 'crop', { dialog: true });
+  await page.getByRole('button', { name: 'Crop and upload' }).click();
+  await slot('Cover image')
+    .getByTestId('input-cover_image')
+    .setInputFiles(await rotatedPhotoJpeg('harbor.jpg'));
+  await page.getByRole('button', { name: 'Crop and upload' }).click();
+  await slot('Pitch deck')
+    .getByTestId('input-pitch_deck')
+    .setInputFiles(multiPagePdf('harbor-deck.pdf', ['Harbor']));
+  await expect(slot('Pitch deck').getByRole('button', { name: 'Open harbor-deck.pdf' })).toBeVisible();
+  await expect(slot('Cover image').getByRole('img', { name: 'Preview of harbor.jpg' })).toBeVisible();
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.reload();
+  await expect(slot('Logo').getByRole('img', { name: 'Preview of harbor-logo.png' })).toBeVisible();
+  await expect(slot('Logo').getByRole('button', { name: 'Choose a file for Logo' })).toBeVisible();
+  await shoot(page, 'product');
+
+  const adminContext = await browser.newContext();
+  const admin = await adminContext.newPage();
+  await signIn(admin, 'admin@demo.test');
+  await admin.goto('/review');
+  await expect(admin.getByRole('heading', { name: 'Review accreditations' })).toBeVisible();
+  await shoot(admin, 'review');
+  await adminContext.close();
+});
