@@ -216,3 +216,76 @@ test('the investor uploads identity documents privately; the admin reviews and a
   await expect(admin.getByText('Nothing to review: every accreditation has a decision.')).toBeVisible();
   await adminContext.close();
 });
+
+test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the crop dialog', async ({
+  page,
+}) => {
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/investments/2');
+  const financials = slot(page, 'Financial document');
+  const figures = csvFile('figures-2025.csv');
+  await financials.getByTestId('input-financial_document').setInputFiles(figures);
+  const figuresCard = card(financials, 'figures-2025.csv');
+  await expect(figuresCard.getByText('CSV', { exact: true })).toBeVisible();
+  // Open asks for a fresh signed URL at the click; the bytes behind it are the uploaded ones.
+  const [signed] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes('/download_url')),
+    figuresCard.getByRole('button', { name: 'Open figures-2025.csv' }).click(),
+  ]);
+  const { url } = (await signed.json()) as { url: string };
+  const bytes = await (await page.request.get(url)).body();
+  expect(bytes.equals(figures.buffer)).toBe(true);
+
+  // Paste, as from a screenshot tool: the focused "Choose a file" button's area takes it.
+  await page.goto('/team-members/1');
+  const avatar = slot(page, 'Team member avatar');
+  const photo = await quadrantsPng('pasted.png');
+  await avatar.getByRole('button', { name: 'Choose a file for Team member avatar' }).focus();
+  await page.evaluate(
+    ({ base64 }) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const data = new DataTransfer();
+      data.items.add(new File([bytes], 'pasted.png', { type: 'image/png' }));
+      document.activeElement!.dispatchEvent(
+        new ClipboardEvent('paste', { clipboardData: data, bubbles: true }),
+      );
+    },
+    { base64: photo.buffer.toString('base64') },
+  );
+  const dialog = page.getByRole('dialog', { name: 'Crop pasted.png' });
+  await expect(dialog).toBeVisible();
+  // Avatars are square with a round mask: no shapes to choose. Escape closes without uploading.
+  await expect(dialog.getByRole('radio')).toHaveCount(0);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(avatar.getByText('No team member avatar yet.')).toBeVisible();
+});
+
+test('a rename the platform refuses is rolled back with a message', async ({ page }) => {
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/investments/1');
+  const extra = slot(page, 'Additional document');
+  await extra.getByTestId('input-additional_document').setInputFiles(multiPagePdf('terms.pdf', ['Terms']));
+  await expect(card(extra, 'terms.pdf')).toBeVisible();
+  await page.route(`${platformUrl}/v2/core/assets/*`, (route) =>
+    route.request().method() === 'PUT'
+      ? route.fulfill({
+          status: 503,
+          contentType: 'application/problem+json',
+          body: JSON.stringify({
+            type: 'about:blank',
+            title: 'Unavailable',
+            status: 503,
+            code: 'unavailable',
+          }),
+        })
+      : route.continue(),
+  );
+  await card(extra, 'terms.pdf').getByRole('button', { name: 'Rename terms.pdf' }).click();
+  await extra.getByLabel('New name for terms.pdf').fill('Final terms.pdf');
+  await page.keyboard.press('Enter');
+  await expect(card(extra, 'terms.pdf').getByRole('alert')).toHaveText(
+    'The change was undone: The platform had a problem. Please try again in a moment.',
+  );
+  await expect(card(extra, 'Final terms.pdf')).toHaveCount(0);
+});

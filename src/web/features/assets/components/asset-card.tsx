@@ -64,8 +64,15 @@ function Preview({ asset }: { asset: Asset }) {
   );
 }
 
-function RenameForm({ asset, onDone, entityKey }: { asset: Asset; onDone: () => void; entityKey: QueryKey }) {
-  const update = useUpdateAsset(entityKey);
+function RenameForm({
+  asset,
+  onRename,
+  onDone,
+}: {
+  asset: Asset;
+  onRename: (name: string) => void;
+  onDone: () => void;
+}) {
   const [name, setName] = useState(asset.name);
   const inputId = useId();
   return (
@@ -74,7 +81,7 @@ function RenameForm({ asset, onDone, entityKey }: { asset: Asset; onDone: () => 
       onSubmit={(event) => {
         event.preventDefault();
         const trimmed = name.trim();
-        if (trimmed && trimmed !== asset.name) update.mutate({ id: asset.id, changes: { name: trimmed } });
+        if (trimmed && trimmed !== asset.name) onRename(trimmed);
         onDone();
       }}
     >
@@ -161,7 +168,11 @@ export function AssetCard({
       <Preview asset={asset} />
       <div className="asset-body">
         {renaming ? (
-          <RenameForm asset={asset} entityKey={entityKey} onDone={() => setRenaming(false)} />
+          <RenameForm
+            asset={asset}
+            onRename={(name) => update.mutate({ id: asset.id, changes: { name } })}
+            onDone={() => setRenaming(false)}
+          />
         ) : (
           <p className="asset-name">{asset.name}</p>
         )}
