@@ -26,7 +26,9 @@ const rounds = 5;
 const uploadBytes = 200 * 1024 * 1024;
 const work = mkdtempSync(join(tmpdir(), 'bench-'));
 const children: ChildProcess[] = [];
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+// NaN for no values (BENCH_ONLY=requests measures no uploads).
+const median = (values: number[]) =>
+  values.length === 0 ? NaN : [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function start(args: string[], env: Record<string, string> = {}) {

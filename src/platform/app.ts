@@ -1,25 +1,27 @@
 import cookie from '@fastify/cookie';
-import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { apiPaths } from '../shared/api/paths';
 import type { PlatformContext } from './context';
 import { openDatabase } from './db/database';
 import { seedDemoData } from './db/demo-seed';
 import type { PlatformConfig } from './env';
 import { installErrorHandling } from './errors';
+import { securityHeaders } from './plugins/security-headers';
+import { pathCors } from './plugins/cors';
+import { RequestLog } from './plugins/request-log';
+import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
 import { signInRoutes } from './oauth/sign-in-routes';
 import { tokenRoutes } from './oauth/token-routes';
 import { loadSigningKey } from './security/secrets';
 import { defaultSignInRules, SignInLimiter } from './security/sign-in-limiter';
 import { meRoutes } from './users/me-routes';
-import { assetRoutes } from './assets/asset-routes';
+import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { createFsBlobStore } from './storage/fs-blob-store';
@@ -65,6 +67,7 @@ export async function buildPlatform(
       level: config.logLevel,
       serializers: { req: (req) => ({ method: req.method, url: req.url.split('?')[0] }) },
     },
+    logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
     // On stop, end keep-alive and in-flight connections too: a stop should not wait on a slow upload.
@@ -84,20 +87,8 @@ export async function buildPlatform(
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
-  await app.register(multipart, {
-    limits: {
-      // One more byte than allowed, so that an oversized file is noticed rather than silently cut.
-      fileSize: config.maxUploadBytes + 1,
-      files: 1,
-      fields: 20,
-      fieldSize: 64 * 1024,
-      parts: 25,
-      headerPairs: 100,
-    },
-  });
-  await app.register(helmet, {
+  await securityHeaders(app, {
     frameguard: { action: 'deny' },
     // Not no-referrer: under it browsers send `Origin: null` on form posts, and the sign-in forms
     // check Origin. same-origin still leaks nothing to other sites (codes travel in redirect URLs).
@@ -118,19 +109,14 @@ export async function buildPlatform(
       },
     },
   });
-  await app.register(cors, {
-    delegator: (request, callback) => {
-      const path = (request.url ?? '').split('?')[0]!;
-      // The token endpoint is called by the proxy only, never from a browser (decisions.md).
-      const allowed = path.startsWith('/v2/core/') && path !== apiPaths.token && path !== apiPaths.revoke;
-      callback(null, {
-        origin: allowed ? config.webOrigins : false,
-        methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
-        exposedHeaders: ['ETag', 'Retry-After'],
-        maxAge: 600,
-      });
-    },
+  await pathCors(app, {
+    origins: config.webOrigins,
+    // The token endpoint is called by the proxy only, never from a browser (decisions.md).
+    allowed: (path) => path.startsWith('/v2/core/') && path !== apiPaths.token && path !== apiPaths.revoke,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
+    exposedHeaders: ['ETag', 'Retry-After'],
+    maxAge: 600,
   });
   await app.register(rateLimit, {
     max: config.apiRateLimit,
@@ -144,16 +130,42 @@ export async function buildPlatform(
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get(apiPaths.openapi, { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(signInRoutes, { ctx });
+  // Cookies (the sign-in session and CSRF seed) only on the sign-in pages, which alone use them:
+  // @fastify/cookie adds two hooks to every request of its scope.
+  await app.register(async (pages) => {
+    await pages.register(cookie);
+    await pages.register(signInRoutes, { ctx });
+  });
   await app.register(tokenRoutes, { ctx });
   // Everything under /v2/core needs a bearer token, unknown paths included (so they answer 401, not
   // 404, to a stranger), except the token endpoints and the API description.
   const authenticate = bearerAuthentication(ctx);
-  app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0]!;
-    if (path.startsWith('/v2/core/') && !publicApiPaths.has(path)) await authenticate(request);
+  app.addHook('onRequest', (request, _reply, done) => {
+    const query = request.url.indexOf('?');
+    const path = query === -1 ? request.url : request.url.slice(0, query);
+    if (!path.startsWith('/v2/core/') || publicApiPaths.has(path)) return done();
+    // A callback hook rather than an async one: a cached token then costs no promise at all.
+    const lookingUp = authenticate(request);
+    if (lookingUp) lookingUp.then(() => done(), done);
+    else done();
   });
   await app.register(meRoutes, { ctx });
+  // Multipart bodies are parsed only where uploads arrive: @fastify/multipart adds two hooks to
+  // every request of its scope (temporary-file cleanup, which streamed uploads do not even use).
+  await app.register(async (uploads) => {
+    await uploads.register(multipart, {
+      limits: {
+        // One more byte than allowed, so that an oversized file is noticed rather than silently cut.
+        fileSize: config.maxUploadBytes + 1,
+        files: 1,
+        fields: 20,
+        fieldSize: 64 * 1024,
+        parts: 25,
+        headerPairs: 100,
+      },
+    });
+    await uploads.register(assetUploadRoutes, { ctx });
+  });
   await app.register(assetRoutes, { ctx });
   await app.register(entityRoutes, { ctx });
   await app.register(deliveryRoutes, { ctx });

@@ -1,7 +1,10 @@
 import type { AssetableType } from '../../shared/api/me';
 import { findFileType } from '../../shared/assets/file-types';
+import type { ExpressionBuilder } from 'kysely';
 import type { PlatformContext } from '../context';
-import type { AssetRow } from '../db/schema';
+import { type DB, preparedRead } from '../db/database';
+import type { AssetRow, Database } from '../db/schema';
+import { assetableOwnerId } from '../entities/entities';
 
 /** The Asset of spec 2.2 as the API answers it, with our additions (size, content type, pixels, times). */
 export function toApiAsset(row: AssetRow, thumbnailId: number | null) {
@@ -28,21 +31,37 @@ export type ApiAsset = ReturnType<typeof toApiAsset>;
 
 export const etagOf = (row: Pick<AssetRow, 'id' | 'version'>) => `"${row.id}.${row.version}"`;
 
-/** An asset row with the id of its thumbnail, in one read (the hot path of GET /v2/core/assets/:id). */
-export async function findAssetRow(ctx: PlatformContext, id: number) {
-  return ctx.db
+const thumbnailIdColumn = (eb: ExpressionBuilder<Database, 'assets'>) =>
+  eb
+    .selectFrom('assets as t')
+    .select('t.id')
+    .whereRef('t.thumbnail_of', '=', 'assets.id')
+    .limit(1)
+    .as('thumbnail_id');
+
+const assetRowRead = preparedRead((db: DB, id: number) =>
+  db.selectFrom('assets').selectAll('assets').select(thumbnailIdColumn).where('assets.id', '=', id),
+);
+
+const assetWithOwnerRead = preparedRead((db: DB, id: number) =>
+  db
     .selectFrom('assets')
     .selectAll('assets')
-    .select((eb) =>
-      eb
-        .selectFrom('assets as t')
-        .select('t.id')
-        .whereRef('t.thumbnail_of', '=', 'assets.id')
-        .limit(1)
-        .as('thumbnail_id'),
-    )
-    .where('assets.id', '=', id)
-    .executeTakeFirst();
+    .select((eb) => [thumbnailIdColumn(eb), assetableOwnerId(eb).as('owner_id')])
+    .where('assets.id', '=', id),
+);
+
+/** An asset row with the id of its thumbnail, in one read (file delivery). */
+export async function findAssetRow(ctx: PlatformContext, id: number) {
+  return assetRowRead(ctx.db, id);
+}
+
+/**
+ * An asset row with the id of its thumbnail and the owner of its entity (`owner_id`, null when the
+ * entity is gone), in one read: the hot path of GET /v2/core/assets/:id and its download_url.
+ */
+export async function findAssetWithOwner(ctx: PlatformContext, id: number) {
+  return assetWithOwnerRead(ctx.db, id);
 }
 
 export async function thumbnailIdOf(ctx: PlatformContext, id: number): Promise<number | null> {

@@ -5,17 +5,19 @@ import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { ApiError, forbidden, notFound } from '../errors';
-import { canSeeAsset, entityAccess, findEntity } from '../entities/entities';
+import { canSeeAsset, entityAccess } from '../entities/entities';
 import { checkCrop, parseUpdateBody } from './asset-input';
-import { type ApiAsset, etagOf, findAssetRow, thumbnailIdOf, toApiAsset } from './asset-records';
+import { type ApiAsset, etagOf, findAssetWithOwner, thumbnailIdOf, toApiAsset } from './asset-records';
 import { createAsset } from './create-asset';
 import { signDownloadUrl } from './download-urls';
 import { renditionFor, renditionQuery } from '../media/rendition-request';
 import { maxJsonFileBytes } from './upload-body';
+import { serverBuilt } from '../plugins/response-serializer';
 
 export const idParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
+const downloadUrlResponse = serverBuilt(z.object({ url: z.url() }));
 
 const createBodyDoc = z
   .object({
@@ -37,16 +39,25 @@ const createBodyDoc = z
   })
   .describe('multipart/form-data with flat or asset[...] field names, or JSON (flat or under "asset").');
 
-/** Loads an asset the caller may see; one they may not see is "not found" so its existence does not leak. */
+/**
+ * Loads an asset the caller may see, with its thumbnail's id and its entity's owner, in one read;
+ * one they may not see is "not found" so its existence does not leak.
+ */
 export async function visibleAsset(ctx: PlatformContext, request: FastifyRequest, id: number) {
-  const row = await findAssetRow(ctx, id);
-  const entity = row && (await findEntity(ctx, row.assetable_type, row.assetable_id));
-  const access = entity ? entityAccess(request.caller, entity) : 'none';
+  const row = await findAssetWithOwner(ctx, id);
+  const access =
+    row && row.owner_id !== null
+      ? entityAccess(request.caller, { type: row.assetable_type, ownerId: row.owner_id })
+      : 'none';
   if (!row || !canSeeAsset(request.caller, access, row)) throw notFound(`No asset ${id}.`);
   return { row, access };
 }
 
-export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+/**
+ * POST /v2/core/assets, apart from the other asset routes: app.ts registers it in the one scope
+ * that parses multipart bodies (@fastify/multipart hooks into every request of its scope).
+ */
+export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
 
   route.post(
@@ -73,6 +84,10 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       return reply.code(201).header('location', `/v2/core/assets/${body.asset.id}`).send(body);
     },
   );
+}
+
+export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+  const route = app.withTypeProvider<ZodTypeProvider>();
 
   route.get(
     '/v2/core/assets/:id',
@@ -205,7 +220,7 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         security: [{ bearer: [] }],
         params: idParams,
         querystring: renditionQuery,
-        response: { 200: z.object({ url: z.url() }), ...problems(401, 404, 422) },
+        response: { 200: downloadUrlResponse, ...problems(401, 404, 422) },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, SqliteDialect, type Compilable, type Migration } from 'kysely';
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001-identity-and-entities';
 import * as m0002 from './migrations/0002-assets';
@@ -35,6 +35,52 @@ function withStatementCache(sqlite: SQLite.Database) {
   };
 }
 
+/** The SQLite connection under each database opened here, for `preparedRead`. */
+const connections = new WeakMap<DB, SQLite.Database>();
+
+/**
+ * A read on a hot path (the API's asset reads), built and compiled by Kysely once per database, so
+ * that its SQL stays Kysely's (portable), and then run as a prepared statement with only its
+ * arguments changing. Building and compiling the same query anew on every call cost more than
+ * running it, and Kysely's executor (connection mutex, promises) about as much again.
+ *
+ * `build` takes the database and then its arguments (no defaults, no rest: they are counted), and
+ * must put each argument into the query as a plain value, untouched: it is called once with
+ * placeholder objects, which are found among the compiled parameters and replaced by the arguments
+ * of each call. Inside a transaction (the one SQLite connection is then part-way through someone's
+ * writes) the read waits for it through Kysely instead, as every other query does.
+ */
+export function preparedRead<Args extends unknown[], Row>(
+  build: (db: DB, ...args: Args) => Compilable<Row>,
+): (db: DB, ...args: Args) => Promise<Row | undefined> {
+  interface Prepared {
+    sql: string;
+    bind: (args: Args) => unknown[];
+    sqlite?: SQLite.Database;
+    statement?: SQLite.Statement;
+  }
+  const prepared = new WeakMap<DB, Prepared>();
+  const prepare = (db: DB): Prepared => {
+    const slots = Array.from({ length: build.length - 1 }, (_, index) => ({ slot: index }));
+    const { sql, parameters } = build(db, ...(slots as unknown as Args)).compile();
+    if (!slots.every((slot) => parameters.includes(slot)))
+      throw new Error(`preparedRead: an argument is not a plain value of the query: ${sql}`);
+    const sources = parameters.map((p) => slots.indexOf(p as (typeof slots)[number]));
+    const bind = (args: Args) => sources.map((source, i) => (source === -1 ? parameters[i] : args[source]));
+    const sqlite = connections.get(db);
+    const entry = { sql, bind, sqlite, statement: sqlite?.prepare(sql) };
+    prepared.set(db, entry);
+    return entry;
+  };
+  return async (db, ...args) => {
+    const { sql, bind, sqlite, statement } = prepared.get(db) ?? prepare(db);
+    const parameters = bind(args);
+    if (statement && !sqlite!.inTransaction) return statement.get(parameters) as Row | undefined;
+    const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters));
+    return rows[0];
+  };
+}
+
 /** Opens (and creates) the database file in the data directory and brings its schema up to date. */
 export async function openDatabase(dataDir: string): Promise<DB> {
   mkdirSync(dataDir, { recursive: true });
@@ -45,6 +91,7 @@ export async function openDatabase(dataDir: string): Promise<DB> {
   // The admin commands may write while a server runs: wait for its lock instead of failing.
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  connections.set(db, sqlite);
 
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error } = await migrator.migrateToLatest();

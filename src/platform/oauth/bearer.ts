@@ -49,7 +49,16 @@ export function bearerAuthentication(ctx: PlatformContext) {
     return caller;
   }
 
-  return async function authenticate(request: FastifyRequest) {
+  function admit(request: FastifyRequest, caller: Caller) {
+    request.caller = caller;
+    if (!readMethods.has(request.method) && caller.scope !== 'full') throw insufficientScope('full');
+  }
+
+  /**
+   * Throws at once when the request is refused; a token found in the cache (the usual case) is
+   * admitted without a promise, and only a database lookup answers one.
+   */
+  return function authenticate(request: FastifyRequest): Promise<void> | undefined {
     if (request.method === 'OPTIONS') return;
     if ('access_token' in ((request.query ?? {}) as object)) {
       throw invalidToken('Send the access token in the Authorization header, not in the URL.');
@@ -61,7 +70,11 @@ export function bearerAuthentication(ctx: PlatformContext) {
 
     const now = ctx.clock();
     const tokenHash = sha256(match[1]!);
-    request.caller = ctx.accessTokens.get(tokenHash, now) ?? (await lookUp(tokenHash, now));
-    if (!readMethods.has(request.method) && request.caller.scope !== 'full') throw insufficientScope('full');
+    const cached = ctx.accessTokens.get(tokenHash, now);
+    if (cached) {
+      admit(request, cached);
+      return;
+    }
+    return lookUp(tokenHash, now).then((caller) => admit(request, caller));
   };
 }
