@@ -7,6 +7,7 @@
  *   S4 GET /v2/core/assets/:id req/s ÷ Fastify hello-world req/s
  *   S5 GET /v2/core/assets/:id/download_url req/s ÷ hello-world req/s
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
+ *   S8, S9 PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,10 +16,16 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchRenditions, printRows } from './renditions';
+import { benchThumbnails } from './thumbnails';
 
 // S6–S7 bring their own servers; BENCH_ONLY=renditions runs only them.
 if (process.env.BENCH_ONLY === 'renditions') {
   printRows(await benchRenditions());
+  process.exit(0);
+}
+// S8–S9 likewise: BENCH_ONLY=thumbnails.
+if (process.env.BENCH_ONLY === 'thumbnails') {
+  printRows(await benchThumbnails());
   process.exit(0);
 }
 
@@ -229,3 +236,4 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
+if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());

@@ -28,6 +28,7 @@ import { createFsBlobStore } from './storage/fs-blob-store';
 import { AccessTokenCache } from './oauth/access-token-cache';
 import { sweepStorage } from './storage/sweep';
 import { createRenditions } from './media/renditions';
+import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
@@ -58,6 +59,8 @@ export async function buildPlatform(
     blobs,
     accessTokens: new AccessTokenCache(),
     renditions: createRenditions(join(config.dataDir, 'renditions'), blobs),
+    // Workers start with the first PDF upload, not here: most starts never render a PDF.
+    pdfThumbnails: createPdfThumbnailPool(config.pdfThumbnails),
   };
   await sweepStorage(ctx);
   await ctx.renditions.sweep(db);
@@ -77,6 +80,7 @@ export async function buildPlatform(
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onClose', async () => db.destroy());
+  app.addHook('onClose', async () => ctx.pdfThumbnails.close());
   installErrorHandling(app);
 
   await app.register(swagger, {

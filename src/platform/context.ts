@@ -4,6 +4,7 @@ import type { SignInLimiter } from './security/sign-in-limiter';
 import type { BlobStore } from './storage/blob-store';
 import type { AccessTokenCache } from './oauth/access-token-cache';
 import type { Renditions } from './media/renditions';
+import type { PdfThumbnailPool } from './media/pdf-thumbnail-pool';
 
 /** What every route module needs, built once by the app factory and passed down explicitly. */
 export interface PlatformContext {
@@ -17,4 +18,6 @@ export interface PlatformContext {
   accessTokens: AccessTokenCache;
   /** Image renditions (cropped, preview), cached on disk under DATA_DIR/renditions. */
   renditions: Renditions;
+  /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */
+  pdfThumbnails: PdfThumbnailPool;
 }

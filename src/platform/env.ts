@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -23,6 +24,12 @@ const envSchema = z
     API_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
     TOKEN_RATE_LIMIT: z.coerce.number().int().positive().default(120),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Worker threads rendering PDF thumbnails; 0 turns thumbnails off. Default: min(2, cores). */
+    PDF_THUMBNAIL_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
+    /** Time limit of one PDF render; past it the worker is ended and the upload goes without. */
+    PDF_THUMBNAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** PDFs over 50 MB get no thumbnail: the whole file is held in memory to render it. */
+    PDF_THUMBNAIL_MAX_BYTES: z.coerce.number().int().positive().default(52_428_800),
   })
   .transform((env) => {
     const publicUrl = env.PLATFORM_PUBLIC_URL ?? `http://${env.PLATFORM_HOST}:${env.PLATFORM_PORT}`;
@@ -46,6 +53,11 @@ const envSchema = z
       apiRateLimit: env.API_RATE_LIMIT,
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       logLevel: env.LOG_LEVEL,
+      pdfThumbnails: {
+        workers: env.PDF_THUMBNAIL_WORKERS ?? Math.min(2, availableParallelism()),
+        timeoutMs: env.PDF_THUMBNAIL_TIMEOUT_MS,
+        maxBytes: env.PDF_THUMBNAIL_MAX_BYTES,
+      },
     };
   });
 

@@ -132,6 +132,9 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     async (request, reply) => {
       const { row, access } = await visibleAsset(ctx, request, request.params.id);
       if (access !== 'write') throw forbidden('Only the owner may change this file.');
+      // A thumbnail follows its parent (privacy, lifetime; decisions.md): changed through it only.
+      if (row.thumbnail_of !== null)
+        throw forbidden(`This is the thumbnail of asset ${row.thumbnail_of}: change that asset instead.`);
       const ifMatch = request.headers['if-match'];
       if (ifMatch !== undefined && ifMatch !== etagOf(row) && ifMatch !== '*') {
         throw new ApiError(
@@ -192,6 +195,8 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     async (request, reply) => {
       const { row, access } = await visibleAsset(ctx, request, request.params.id);
       if (access !== 'write') throw forbidden('Only the owner may delete this file.');
+      if (row.thumbnail_of !== null)
+        throw forbidden(`This is the thumbnail of asset ${row.thumbnail_of}: delete that asset instead.`);
       const removed = await ctx.db.transaction().execute(async (trx) => {
         const children = await trx
           .selectFrom('assets')

@@ -16,6 +16,7 @@ import { sniffContent } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
 import { probeImage } from './image-probe';
 import { fileTooLarge, readUploadBody } from './upload-body';
+import { insertThumbnailRow, makePdfThumbnail } from '../media/pdf-thumbnails';
 
 export interface Created {
   response: StoredResponse;
@@ -48,6 +49,7 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
 
   let staged: StagedBlob | undefined;
   let committedKey: string | undefined;
+  let thumbnailKey: string | undefined;
   let inserted = false;
   try {
     const body = await readUploadBody(request, ctx.blobs, async (fieldsSoFar) => {
@@ -100,6 +102,13 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
         ? await probeImage(await openBlob(ctx, staged.key), maxImagePixels)
         : null;
     checkCrop(meta, image);
+    // Rendered before the transaction (it takes a worker tens to hundreds of milliseconds), so the
+    // thumbnail's row commits together with its parent's or not at all.
+    const thumbnail =
+      fileType.thumbifiable && sniffed.kind === 'pdf'
+        ? await makePdfThumbnail(ctx, request.log, { key: staged.key, size: staged.size })
+        : null;
+    thumbnailKey = thumbnail?.key;
 
     const now = ctx.clock();
     const created = await ctx.db.transaction().execute(async (trx) => {
@@ -125,7 +134,8 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      const response = { status: 201, body: { asset: toApiAsset(row, null) } };
+      const thumbnailId = thumbnail ? await insertThumbnailRow(trx, row, thumbnail) : null;
+      const response = { status: 201, body: { asset: toApiAsset(row, thumbnailId) } };
       if (key) await idempotency.complete(trx, caller.userId, key, hash, response);
       return { response, etag: etagOf(row) };
     });
@@ -133,6 +143,7 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
     return created;
   } finally {
     if (!inserted) {
+      if (thumbnailKey) await ctx.blobs.delete(thumbnailKey);
       if (committedKey) await ctx.blobs.delete(committedKey);
       else await staged?.discard();
       if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key);

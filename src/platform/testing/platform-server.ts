@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildPlatform } from '../app';
+import { buildPlatform, type PlatformOptions } from '../app';
 import { webClientId } from '../db/demo-seed';
 import { configFor, type PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
@@ -35,8 +35,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A real platform on a real port with a fresh data directory and the demo data. */
-export async function startPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+/**
+ * A real platform on a real port with a fresh data directory and the demo data. Silent unless a
+ * test passes a logger (to read what the platform logs).
+ */
+export async function startPlatform(
+  env: Record<string, string> = {},
+  options: Pick<PlatformOptions, 'logger'> = {},
+): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -49,7 +55,10 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<T
     ...env,
   });
   let offset = 0;
-  const app = await buildPlatform(config, { clock: () => Date.now() + offset, logger: false });
+  const app = await buildPlatform(config, {
+    clock: () => Date.now() + offset,
+    logger: options.logger ?? false,
+  });
   await app.listen({ host: '127.0.0.1', port });
   const webClient = JSON.parse(
     readFileSync(join(dataDir, 'web-client.json'), 'utf8'),

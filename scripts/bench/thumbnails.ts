@@ -1,0 +1,269 @@
+/**
+ * S8 and S9 of ../shared/design/performance.md, with a platform of their own so that
+ * `BENCH_ONLY=thumbnails npm run bench` runs them alone. Interleaved (A B A B ...), medians.
+ *   S8  time of POST /v2/core/assets with a 12-slide PDF pitch deck (upload, checks, storage, the
+ *       page-1 thumbnail rendered in the platform's worker, both rows) ÷ time of bare pdf.js
+ *       rendering page 1 of the same file and encoding the PNG, in this process
+ *   S9  p99 latency of GET /v2/core/assets/:id (4 keep-alive loops) while a separate process keeps
+ *       uploading the deck, so that a thumbnail is always being made ÷ the same load's p99 when
+ *       the platform is otherwise idle
+ * BENCH_THUMBNAIL_UPLOADERS (default 1) sets how many uploads run at once during S9's busy phases.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { deckPdf } from '../../src/platform/testing/pdf-files';
+import type { BenchRow } from './renditions';
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 200; i++) {
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`${url} did not start`);
+}
+
+const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+
+/**
+ * The baseline: pdf.js as its Node example uses it (fonts from its own folder), page 1 fitted
+ * within 1024 px, drawn on the canvas pdf.js brings, encoded to PNG. Milliseconds and PNG bytes.
+ */
+async function bareRender(pdf: Buffer) {
+  const started = performance.now();
+  const doc = await getDocument({
+    data: new Uint8Array(pdf),
+    standardFontDataUrl: join(pdfjsRoot, 'standard_fonts') + '/',
+    verbosity: 0,
+  }).promise;
+  const page = await doc.getPage(1);
+  const natural = page.getViewport({ scale: 1 });
+  const viewport = page.getViewport({ scale: 1024 / Math.max(natural.width, natural.height) });
+  const factory = doc.canvasFactory as {
+    create(w: number, h: number): { canvas: { toBuffer(mime: 'image/png'): Buffer }; context: unknown };
+  };
+  const { canvas, context } = factory.create(Math.round(viewport.width), Math.round(viewport.height));
+  await page.render({
+    canvas: canvas as unknown as HTMLCanvasElement,
+    canvasContext: context as CanvasRenderingContext2D,
+    viewport,
+  }).promise;
+  const png = canvas.toBuffer('image/png');
+  const ms = performance.now() - started;
+  await doc.destroy();
+  return { ms, bytes: png.length };
+}
+
+/** Latencies (ms) of GET requests from `loops` concurrent keep-alive loops during `ms`. */
+async function latencies(url: string, headers: Record<string, string>, ms: number, loops = 4) {
+  const agent = new Agent({ keepAlive: true, maxSockets: loops });
+  const samples: number[] = [];
+  const until = performance.now() + ms;
+  const loop = async () => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      await new Promise<void>((resolve, reject) =>
+        request(url, { agent, headers }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
+          res.resume();
+          res.on('end', () => resolve());
+        })
+          .on('error', reject)
+          .end(),
+      );
+      samples.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  agent.destroy();
+  return samples;
+}
+
+/** One create request of `deck` as a pitch deck; answers its time and ids. Throws without a thumbnail. */
+async function createDeck(platformUrl: string, token: string, deck: Buffer) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries({
+    file_type: 'pitch_deck',
+    assetable_type: 'Product',
+    assetable_id: '1',
+  }))
+    form.append(k, v);
+  form.append('file', new Blob([new Uint8Array(deck)], { type: 'application/pdf' }), 'deck.pdf');
+  const started = performance.now();
+  const response = await fetch(`${platformUrl}/v2/core/assets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const body = (await response.json()) as { asset?: { id: number; thumbnail_id?: string } };
+  const ms = performance.now() - started;
+  if (response.status !== 201 || !body.asset?.thumbnail_id)
+    throw new Error(`create answered ${response.status} without a thumbnail: ${JSON.stringify(body)}`);
+  return { ms, id: body.asset.id, thumbnailId: body.asset.thumbnail_id };
+}
+
+/**
+ * S9's uploads run in a process of their own, so that building and sending them does not slow the
+ * process that times the GET requests: the measure is the platform's latency, not the client's.
+ * It prints a line per thumbnail made, the first one once the uploads are under way.
+ */
+function startUploader(platformUrl: string, token: string, uploaders: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/thumbnails.ts', 'upload'], {
+    env: {
+      ...process.env,
+      BENCH_PLATFORM_URL: platformUrl,
+      BENCH_TOKEN: token,
+      BENCH_THUMBNAIL_UPLOADERS: String(uploaders),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let made = 0;
+  const started = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      made += chunk.toString().split('\n').length - 1;
+      resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`the uploader stopped (${code})`)));
+  });
+  return {
+    started,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      return made;
+    },
+  };
+}
+
+export async function benchThumbnails(rounds = 5): Promise<BenchRow[]> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-thumbnails-'));
+  const children: ChildProcess[] = [];
+  try {
+    const platformUrl = 'http://127.0.0.1:4920';
+    const dataDir = join(work, 'data');
+    children.push(
+      spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          DEMO_SEED: '1',
+          PLATFORM_PORT: '4920',
+          API_RATE_LIMIT: '100000000',
+          TOKEN_RATE_LIMIT: '100000',
+          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+        },
+        stdio: 'ignore',
+      }),
+    );
+    await waitFor(`${platformUrl}/healthz`);
+    const token = await new Promise<string>((resolve, reject) => {
+      const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
+        env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
+      });
+      let out = '';
+      script.stdout.on('data', (d) => (out += d));
+      script.on('exit', (code) =>
+        code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
+      );
+    });
+    const auth = { authorization: `Bearer ${token}` };
+
+    // A realistic deck: 12 slides of text, charts and shapes (Helvetica, compressed streams).
+    const deck = deckPdf(12);
+    const create = () => createDeck(platformUrl, token, deck);
+
+    // S8: single requests are short and noisy, so more rounds than the throughput measures; the
+    // first two warm both sides up (JIT, pdf.js and its fonts, the platform's worker) and do not count.
+    const ours: number[] = [];
+    const bare: number[] = [];
+    let pngBytes = 0;
+    let probeId = 0;
+    for (let i = 0; i < 2 * rounds + 2; i++) {
+      const baseline = await bareRender(deck);
+      const created = await create();
+      probeId = created.id;
+      if (i < 2) continue;
+      bare.push(baseline.ms);
+      ours.push(created.ms);
+      pngBytes = baseline.bytes;
+    }
+
+    // S9: the same GET load, idle and while uploads keep the thumbnail workers busy, interleaved.
+    const uploaders = Number(process.env.BENCH_THUMBNAIL_UPLOADERS ?? 1);
+    const phaseMs = 3000;
+    const url = `${platformUrl}/v2/core/assets/${probeId}`;
+    const idleP99: number[] = [];
+    const busyP99: number[] = [];
+    const idleP50: number[] = [];
+    const busyP50: number[] = [];
+    let thumbnailsMade = 0;
+    await latencies(url, auth, 1000); // Warm-up.
+    for (let i = 0; i < rounds; i++) {
+      const idle = await latencies(url, auth, phaseMs);
+      idleP99.push(percentile(idle, 99));
+      idleP50.push(percentile(idle, 50));
+      const uploader = startUploader(platformUrl, token, uploaders);
+      await uploader.started;
+      const busy = await latencies(url, auth, phaseMs);
+      thumbnailsMade += await uploader.stop();
+      busyP99.push(percentile(busy, 99));
+      busyP50.push(percentile(busy, 50));
+    }
+
+    const s8 = median(ours) / median(bare);
+    const s9 = median(busyP99) / median(idleP99);
+    console.log(
+      `\nthumbnails raw medians: create with thumbnail ${median(ours).toFixed(0)} ms vs bare pdf.js render + PNG ` +
+        `${median(bare).toFixed(0)} ms (deck ${(deck.length / 1024).toFixed(0)} KB, PNG ${(pngBytes / 1024).toFixed(0)} KB); ` +
+        `GET p99 idle ${median(idleP99).toFixed(1)} ms, while thumbnailing ${median(busyP99).toFixed(1)} ms ` +
+        `(p50 ${median(idleP50).toFixed(1)} / ${median(busyP50).toFixed(1)} ms); ${uploaders} uploader(s), ` +
+        `${thumbnailsMade} thumbnails made during the busy phases`,
+    );
+    return [
+      {
+        id: 'S8',
+        measure: 'create request with PDF thumbnail time ÷ bare pdf.js render + PNG encode',
+        ratio: s8,
+        target: '≤ 1.3',
+      },
+      { id: 'S9', measure: 'GET asset p99 while thumbnailing ÷ idle p99', ratio: s9, target: '≤ 2' },
+    ];
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(200);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1]?.endsWith('thumbnails.ts') && process.argv[2] === 'upload') {
+  // The uploader of S9 (startUploader): uploads until it is stopped.
+  const deck = deckPdf(12);
+  const loops = Number(process.env.BENCH_THUMBNAIL_UPLOADERS ?? 1);
+  const upload = async () => {
+    for (;;) {
+      await createDeck(process.env.BENCH_PLATFORM_URL!, process.env.BENCH_TOKEN!, deck);
+      process.stdout.write('.\n');
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, upload));
+} else if (process.argv[1]?.endsWith('thumbnails.ts')) {
+  // Run on its own: `tsx scripts/bench/thumbnails.ts`.
+  const { printRows } = await import('./renditions');
+  printRows(await benchThumbnails());
+}

@@ -1,0 +1,126 @@
+import sharp from 'sharp';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  encryptedPdf,
+  garbagePdf,
+  landscapePdf,
+  redHalfPdf,
+  slowPdf,
+  threePagePdf,
+  truncatedPdf,
+} from '../testing/pdf-files';
+import {
+  createPdfThumbnailPool,
+  type PdfThumbnailPool,
+  type PdfThumbnailPoolOptions,
+} from './pdf-thumbnail-pool';
+
+const pools: PdfThumbnailPool[] = [];
+function pool(options: Partial<PdfThumbnailPoolOptions> = {}) {
+  const created = createPdfThumbnailPool({ workers: 1, timeoutMs: 10_000, maxBytes: 1 << 20, ...options });
+  pools.push(created);
+  return created;
+}
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+// One pool with the defaults for the tests that do not need a fresh one (a worker takes ~1 s to start).
+let shared: PdfThumbnailPool;
+beforeAll(() => {
+  shared = createPdfThumbnailPool({ workers: 1, timeoutMs: 10_000, maxBytes: 1 << 20 });
+});
+afterAll(() => shared.close());
+
+const render = (p: PdfThumbnailPool, bytes: Buffer) =>
+  p.render(bytes.length, async () => new Uint8Array(bytes));
+
+/** The reason a render was refused, or 'rendered'. */
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'rendered',
+    (error: { reason?: string }) => error.reason ?? String(error),
+  );
+
+/** RGB of the pixel at (x, y) of a PNG. */
+async function pixel(png: Buffer, x: number, y: number) {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const at = (y * info.width + x) * info.channels;
+  return [data[at], data[at + 1], data[at + 2]];
+}
+
+describe('PDF thumbnail pool', () => {
+  it('renders page 1 of a multi-page PDF, fitted within 1024 px, into a PNG', async () => {
+    const thumbnail = await render(shared, threePagePdf());
+    // US Letter (612 × 792 pt) scaled so the longer side is 1024 px.
+    expect([thumbnail.width, thumbnail.height]).toEqual([791, 1024]);
+    const meta = await sharp(thumbnail.png).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 791, 1024]);
+    // Page 1: red on the left half, white (paper) on the right; pages 2 and 3 are blue and green.
+    expect(await pixel(thumbnail.png, 100, 500)).toEqual([255, 0, 0]);
+    expect(await pixel(thumbnail.png, 690, 500)).toEqual([255, 255, 255]);
+  });
+
+  it('keeps the shape of a landscape page', async () => {
+    const thumbnail = await render(shared, landscapePdf());
+    expect([thumbnail.width, thumbnail.height]).toEqual([1024, 576]);
+    // Blue on the top half (PDF y grows upwards, images downwards).
+    expect(await pixel(thumbnail.png, 500, 100)).toEqual([0, 0, 255]);
+    expect(await pixel(thumbnail.png, 500, 500)).toEqual([255, 255, 255]);
+  });
+
+  it('applies a configured side and pixel limit', async () => {
+    const small = await render(pool({ maxSide: 200 }), redHalfPdf());
+    expect([small.width, small.height]).toEqual([155, 200]);
+    const fewPixels = await render(pool({ maxPixels: 10_000 }), redHalfPdf());
+    expect(fewPixels.width * fewPixels.height).toBeLessThanOrEqual(10_000);
+    expect(fewPixels.height).toBeGreaterThan(100);
+  });
+
+  it('says why a PDF cannot be rendered: encrypted, damaged, too large, turned off', async () => {
+    const p = shared;
+    expect(await outcome(render(p, encryptedPdf()))).toBe('encrypted');
+    expect(await outcome(render(p, garbagePdf()))).toBe('invalid_pdf');
+    expect(await outcome(render(p, truncatedPdf()))).toBe('invalid_pdf');
+    let read = false;
+    const tooLarge = p.render(2 << 20, async () => {
+      read = true;
+      return new Uint8Array(0);
+    });
+    expect(await outcome(tooLarge)).toBe('too_large');
+    expect(read).toBe(false);
+    expect(await outcome(render(pool({ workers: 0 }), redHalfPdf()))).toBe('disabled');
+    // The same worker goes on rendering good files after bad ones.
+    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+  });
+
+  it('ends a render past its time limit and replaces the worker', async () => {
+    const p = pool({ timeoutMs: 400 });
+    await render(p, redHalfPdf()); // The worker is up, so only the render is timed.
+    const started = performance.now();
+    expect(await outcome(render(p, slowPdf()))).toBe('timeout');
+    // Seconds of drawing were cut off at the limit.
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+  });
+
+  it('bounds the queue, reads a waiting file only when a worker takes it, and refuses jobs once closed', async () => {
+    const p = pool({ maxQueue: 1, timeoutMs: 3000 });
+    await render(p, redHalfPdf());
+    const slow = outcome(render(p, slowPdf()));
+    let queuedRead = false;
+    const queued = outcome(
+      p.render(100, async () => {
+        queuedRead = true;
+        return new Uint8Array(redHalfPdf());
+      }),
+    );
+    expect(await outcome(render(p, redHalfPdf()))).toBe('busy');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(queuedRead).toBe(false);
+    await p.close();
+    expect(await slow).toBe('closed');
+    expect(await queued).toBe('closed');
+    expect(queuedRead).toBe(false);
+    expect(await outcome(render(p, redHalfPdf()))).toBe('closed');
+  });
+});

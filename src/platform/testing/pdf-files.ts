@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
+
+/**
+ * PDFs of known content, written by hand (no PDF library is installed, and a test should know
+ * every byte it sends anyway). Objects are numbered in order, the cross-reference table carries
+ * their real offsets, so these are valid files that any reader opens without repairing them.
+ */
+
+export interface PdfPage {
+  /** In points (1/72 inch). US Letter is 612 × 792. */
+  width: number;
+  height: number;
+  /** The page's content stream, in PDF operators. */
+  content: string;
+  /** Compress the content stream (FlateDecode), as real writers do. */
+  compress?: boolean;
+}
+
+/** A PDF of the given pages; text may use /F1 (Helvetica) and /F2 (Helvetica-Bold). */
+export function buildPdf(pages: PdfPage[], options: { encrypt?: boolean } = {}): Buffer {
+  // 1 catalog, 2 page tree, 3 and 4 fonts, then per page: the page and its content stream.
+  const objects: Buffer[] = [];
+  const add = (body: string | Buffer) =>
+    objects.push(typeof body === 'string' ? Buffer.from(body, 'latin1') : body);
+  const pageIds = pages.map((_, i) => 5 + 2 * i);
+  add('<< /Type /Catalog /Pages 2 0 R >>');
+  add(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`);
+  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
+  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>');
+  pages.forEach((page, i) => {
+    add(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${page.width} ${page.height}] ` +
+        `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${pageIds[i]! + 1} 0 R >>`,
+    );
+    const raw = Buffer.from(page.content, 'latin1');
+    const data = page.compress ? deflateSync(raw) : raw;
+    const filter = page.compress ? ' /Filter /FlateDecode' : '';
+    add(
+      Buffer.concat([
+        Buffer.from(`<< /Length ${data.length}${filter} >>\nstream\n`, 'latin1'),
+        data,
+        Buffer.from('\nendstream', 'latin1'),
+      ]),
+    );
+  });
+
+  let trailerExtra = '';
+  if (options.encrypt) {
+    // The standard security handler (revision 2, RC4 40-bit) with a /U entry that no password
+    // produces: a reader must ask for the user password and cannot open the file without it.
+    const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+    add(`<< /Filter /Standard /V 1 /R 2 /O <${hex(32)}> /U <${hex(32)}> /P -3904 >>`);
+    trailerExtra = ` /Encrypt ${objects.length} 0 R /ID [<${hex(16)}> <${hex(16)}>]`;
+  }
+
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  let length = parts[0]!.length;
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(length);
+    const framed = Buffer.concat([
+      Buffer.from(`${i + 1} 0 obj\n`, 'latin1'),
+      object,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ]);
+    parts.push(framed);
+    length += framed.length;
+  });
+  const xref =
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
+    offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('') +
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${trailerExtra} >>\nstartxref\n${length}\n%%EOF\n`;
+  parts.push(Buffer.from(xref, 'latin1'));
+  return Buffer.concat(parts);
+}
+
+/** Page 1 of US Letter: the left half filled red, the right half left white. */
+export const redLeftHalf = '1 0 0 rg 0 0 306 792 re f';
+
+/** One Letter page, the left half red. */
+export const redHalfPdf = () => buildPdf([{ width: 612, height: 792, content: redLeftHalf }]);
+
+/**
+ * Three pages: page 1 red on the left, page 2 all blue, page 3 all green, so a thumbnail of the
+ * wrong page is told apart by colour.
+ */
+export const threePagePdf = () =>
+  buildPdf([
+    { width: 612, height: 792, content: redLeftHalf },
+    { width: 612, height: 792, content: '0 0 1 rg 0 0 612 792 re f' },
+    { width: 612, height: 792, content: '0 1 0 rg 0 0 612 792 re f' },
+  ]);
+
+/** A landscape slide (16:9), blue on the top half: the thumbnail keeps the page's shape. */
+export const landscapePdf = () =>
+  buildPdf([{ width: 960, height: 540, content: '0 0 1 rg 0 270 960 270 re f' }]);
+
+/** Password-protected: opening it needs a user password that we do not have. */
+export const encryptedPdf = () =>
+  buildPdf([{ width: 612, height: 792, content: redLeftHalf }], { encrypt: true });
+
+/** A PDF header, then noise: sniffed as a PDF, but no reader finds a document in it. */
+export const garbagePdf = (bytes = 4096) => Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(bytes)]);
+
+/** The header of a valid file, cut off before its first object: no page tree to render. */
+export const truncatedPdf = () => redHalfPdf().subarray(0, 20);
+
+/**
+ * A tiny file that is slow to draw: one page of `rectangles` filled rectangles, compressed (the
+ * same operation repeated packs a thousandfold). 100 000 of them take pdf.js about 2 s, 300 000
+ * about 7 s on a development machine: what a hostile upload would look like.
+ */
+export const slowPdf = (rectangles = 300_000) =>
+  buildPdf([
+    {
+      width: 612,
+      height: 792,
+      content: `0 0 0 rg\n${'10 10 1 1 re f\n'.repeat(rectangles)}`,
+      compress: true,
+    },
+  ]);
+
+const escapeText = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
+
+/**
+ * A realistic pitch deck: 16:9 slides with a title bar, headings and body text in Helvetica,
+ * bar charts, a curve and coloured boxes, content streams compressed. For the benchmark.
+ */
+export function deckPdf(slides = 12): Buffer {
+  const pages: PdfPage[] = [];
+  for (let s = 0; s < slides; s++) {
+    const lines: string[] = [
+      // Title bar and title.
+      '0.11 0.23 0.45 rg 0 470 960 70 re f',
+      `BT /F2 32 Tf 1 1 1 rg 40 492 Td (${escapeText(`Acme Robotics - slide ${s + 1}`)}) Tj ET`,
+    ];
+    // Body text, two columns.
+    for (let l = 0; l < 14; l++) {
+      const text = `Line ${l + 1}: growth in ${2020 + (l % 6)} came from ${['retail', 'logistics', 'healthcare', 'energy'][l % 4]} customers (${(l * 7.3).toFixed(1)}%).`;
+      lines.push(`BT /F1 13 Tf 0.1 0.1 0.1 rg 40 ${430 - l * 22} Td (${escapeText(text)}) Tj ET`);
+    }
+    // A bar chart with axes.
+    lines.push('0 0 0 RG 1 w 520 60 m 520 420 l S 520 60 m 920 60 l S');
+    for (let b = 0; b < 8; b++) {
+      const h = 40 + ((b * 37 + s * 11) % 300);
+      lines.push(
+        `${(0.2 + b * 0.08).toFixed(2)} 0.5 ${(0.8 - b * 0.07).toFixed(2)} rg ${535 + b * 47} 61 36 ${h} re f`,
+      );
+      lines.push(`BT /F1 9 Tf 0 0 0 rg ${538 + b * 47} 45 Td (Q${(b % 4) + 1}) Tj ET`);
+    }
+    // A trend curve over the chart and a rounded call-out.
+    lines.push('0.85 0.2 0.2 RG 3 w 530 120 m 640 300 740 180 910 390 c S');
+    lines.push('0.98 0.85 0.3 rg 40 40 m 400 40 l 420 40 420 60 420 60 c 420 100 l 40 100 l h f');
+    lines.push(`BT /F2 16 Tf 0.2 0.2 0.2 rg 60 65 Td (${escapeText('Raising $4.5M seed')}) Tj ET`);
+    pages.push({ width: 960, height: 540, content: lines.join('\n'), compress: true });
+  }
+  return buildPdf(pages);
+}
