@@ -79,10 +79,27 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
 
   // A pitch deck: no crop, uploaded straight away.
   const deck = slot(page, 'Pitch deck');
+  const deckUpload = page.waitForResponse(
+    (response) =>
+      response.url() === `${platformUrl}/v2/core/assets` && response.request().method() === 'POST',
+  );
   await deck
     .getByTestId('input-pitch_deck')
     .setInputFiles(multiPagePdf('deck.pdf', ['Solar Farm', 'Page two']));
   await expect(card(deck, 'deck.pdf')).toBeVisible();
+  // Its preview is the platform's thumbnail of page 1 (white paper above, a red band below), fetched
+  // as a small rendition of the thumbnail asset, never the PDF itself (performance.md W3).
+  const { asset: deckAsset } = (await (await deckUpload).json()) as { asset: { thumbnail_id?: string } };
+  expect(deckAsset.thumbnail_id).toEqual(expect.any(String));
+  const deckPreview = card(deck, 'deck.pdf').getByRole('img', { name: 'Preview of deck.pdf' });
+  await expect(deckPreview).toBeVisible();
+  const deckPreviewUrl = new URL((await deckPreview.getAttribute('src'))!);
+  expect(deckPreviewUrl.pathname).toBe(`/files/assets/${deckAsset.thumbnail_id}`);
+  expect(deckPreviewUrl.searchParams.get('variant')).toBe('preview');
+  const paper = await pixelOf(page, deckPreview, 0.05, 0.05);
+  expect(paper.width / paper.height).toBeCloseTo(612 / 792, 1);
+  expect(Math.min(paper.r, paper.g, paper.b)).toBeGreaterThan(230);
+  expect(colourOf(await pixelOf(page, deckPreview, 0.5, 0.75))).toBe('red');
 
   // Rename in place, then make it private: both show at once and survive a reload.
   await card(deck, 'deck.pdf').getByRole('button', { name: 'Rename deck.pdf' }).click();

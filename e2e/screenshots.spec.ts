@@ -13,7 +13,7 @@ const sizes = [
   { name: 'desktop', width: 1280, height: 860 },
 ] as const;
 
-/** Phones get the whole page, except under a dialog, where only the screen makes sense. */
+/** The whole page, except under a dialog, where only the screen makes sense. */
 async function shoot(page: Page, name: string, { dialog = false } = {}) {
   mkdirSync(folder, { recursive: true });
   for (const size of sizes) {
@@ -21,7 +21,7 @@ async function shoot(page: Page, name: string, { dialog = false } = {}) {
     await page.waitForLoadState('networkidle');
     await page.screenshot({
       path: `${folder}/${name}-${size.name}.png`,
-      fullPage: size.name === 'phone' && !dialog,
+      fullPage: !dialog,
     });
   }
 }
@@ -51,13 +51,24 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await slot('Pitch deck')
     .getByTestId('input-pitch_deck')
     .setInputFiles(multiPagePdf('harbor-deck.pdf', ['Harbor']));
-  await expect(slot('Pitch deck').getByRole('button', { name: 'Open harbor-deck.pdf' })).toBeVisible();
+  await expect(slot('Pitch deck').getByRole('img', { name: 'Preview of harbor-deck.pdf' })).toBeVisible();
   await expect(slot('Cover image').getByRole('img', { name: 'Preview of harbor.jpg' })).toBeVisible();
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.reload();
   await expect(slot('Logo').getByRole('img', { name: 'Preview of harbor-logo.png' })).toBeVisible();
   await expect(slot('Logo').getByRole('button', { name: 'Choose a file for Logo' })).toBeVisible();
   await shoot(page, 'product');
+
+  // The investor sends a letter, so that the review queue has something in it (when it runs first).
+  const investorContext = await browser.newContext();
+  const investor = await investorContext.newPage();
+  await signIn(investor, 'investor@demo.test');
+  await investor.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
+  await investor
+    .getByTestId('input-letter_of_accreditation')
+    .setInputFiles(multiPagePdf('accreditation-letter.pdf', ['Accredited investor']));
+  await expect(investor.getByRole('button', { name: 'Open accreditation-letter.pdf' })).toBeVisible();
+  await investorContext.close();
 
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
