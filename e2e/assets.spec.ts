@@ -1,7 +1,14 @@
 import type { Locator, Page } from '@playwright/test';
 import sharp from 'sharp';
 import { addUser, expect, signIn, test } from './support/app';
-import { csvFile, multiPagePdf, oversizedPng, quadrantsPng, rotatedPhotoJpeg } from './support/files';
+import {
+  cameraPhotoJpeg,
+  csvFile,
+  multiPagePdf,
+  oversizedPng,
+  quadrantsPng,
+  rotatedPhotoJpeg,
+} from './support/files';
 import { platformUrl } from './support/urls';
 
 const slot = (page: Page, label: string) => page.getByRole('region', { name: label, exact: true });
@@ -144,6 +151,43 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
   await page.getByRole('dialog').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
   await expect(card(deck, 'Deck 2026.pdf')).toHaveCount(0);
   await expect(deck.getByText('No pitch deck yet.')).toBeVisible();
+});
+
+test('previews cost a small fraction of their originals: the page fetches renditions only (W3)', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  const delivered = new Map<string, number>();
+  page.on('response', async (response) => {
+    if (response.url().startsWith(`${platformUrl}/files/assets/`))
+      delivered.set(response.url(), (await response.body()).length);
+  });
+  await signIn(page, 'issuer@demo.test');
+  await page.getByRole('link', { name: 'Solar Farm Fund I', exact: true }).click();
+  const cover = slot(page, 'Cover image');
+  const photo = await cameraPhotoJpeg('site-photo.jpg');
+  await cover.getByTestId('input-cover_image').setInputFiles(photo);
+  await page
+    .getByRole('dialog', { name: 'Crop site-photo.jpg' })
+    .getByRole('button', { name: 'Crop and upload' })
+    .click();
+  const preview = card(cover, 'site-photo.jpg').getByRole('img', { name: 'Preview of site-photo.jpg' });
+  await expect(preview).toBeVisible();
+  await expect(preview).toHaveJSProperty('complete', true);
+
+  // And again from a fresh load of the page, with every other preview on it.
+  await page.reload();
+  await expect(preview).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  const previewUrl = (await preview.getAttribute('src'))!;
+  await expect.poll(() => delivered.has(previewUrl)).toBe(true);
+  for (const url of delivered.keys())
+    expect(new URL(url).searchParams.get('variant'), url).not.toBe('original');
+  const ratio = delivered.get(previewUrl)! / photo.buffer.length;
+  console.log(
+    `W3: preview ${delivered.get(previewUrl)} bytes ÷ original ${photo.buffer.length} bytes = ${ratio.toFixed(4)}`,
+  );
+  expect(ratio).toBeLessThanOrEqual(0.02);
 });
 
 test('a file of the wrong kind or over the limit is refused before any byte is sent', async ({ page }) => {

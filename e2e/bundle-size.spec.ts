@@ -1,10 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import react from '@vitejs/plugin-react';
+import { build } from 'vite';
 import { expect, signIn, test } from './support/app';
 import { webUrl } from './support/urls';
 
 /** performance.md W1 and W2: what the first page costs, measured on what the browser really loads. */
 const maxFirstPageGzipBytes = 150 * 1024;
+/** …and at most this many times the JavaScript of a bare React 19 app built in the same run. */
+const maxTimesBareReact = 2.3;
 const onDemandOnly = ['react-dropzone', 'react-easy-crop', 'pdfjs-dist'];
 
 /** The packages a built chunk contains, from its source map. */
@@ -14,7 +19,34 @@ function packagesOf(chunkUrl: string): Set<string> {
   return new Set(map.sources.map((s) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s)?.[1] ?? '(app)'));
 }
 
-test('the first page loads at most 150 KB of JavaScript (gzip), with no cropper, dropzone or PDF code', async ({
+/** The gzip size of the JavaScript of a one-component React 19 app, built by the same Vite as ours. */
+async function bareReactGzipBytes(): Promise<number> {
+  // Inside the project, so that `react` resolves from its node_modules.
+  const root = '.tmp/bare-react';
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  writeFileSync(
+    join(root, 'index.html'),
+    '<!doctype html><div id="root"></div><script type="module" src="./main.jsx"></script>',
+  );
+  writeFileSync(
+    join(root, 'main.jsx'),
+    "import { createRoot } from 'react-dom/client';\ncreateRoot(document.getElementById('root')).render(<h1>Hello</h1>);\n",
+  );
+  await build({
+    root,
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [react()],
+    build: { outDir: 'dist', emptyOutDir: true },
+  });
+  const assets = join(root, 'dist', 'assets');
+  return readdirSync(assets)
+    .filter((file) => file.endsWith('.js'))
+    .reduce((sum, file) => sum + gzipSync(readFileSync(join(assets, file))).length, 0);
+}
+
+test('the first page loads at most 150 KB of JavaScript (gzip), 2.3× bare React at most, with no cropper, dropzone or PDF code', async ({
   page,
 }) => {
   const scripts = new Map<string, number>();
@@ -28,8 +60,13 @@ test('the first page loads at most 150 KB of JavaScript (gzip), with no cropper,
   await page.waitForLoadState('networkidle');
 
   const total = [...scripts.values()].reduce((sum, bytes) => sum + bytes, 0);
-  console.log(`first page JavaScript: ${(total / 1024).toFixed(1)} KB gzip in ${scripts.size} file(s)`);
+  const bare = await bareReactGzipBytes();
+  console.log(
+    `first page JavaScript: ${(total / 1024).toFixed(1)} KB gzip in ${scripts.size} file(s), ` +
+      `${(total / bare).toFixed(2)}× a bare React 19 app (${(bare / 1024).toFixed(1)} KB)`,
+  );
   expect(total).toBeLessThanOrEqual(maxFirstPageGzipBytes);
+  expect(total / bare).toBeLessThanOrEqual(maxTimesBareReact);
   for (const url of scripts.keys()) {
     const packages = packagesOf(url);
     for (const name of onDemandOnly) expect(packages.has(name), `${name} in ${url}`).toBe(false);

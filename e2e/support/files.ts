@@ -37,6 +37,30 @@ export async function rotatedPhotoJpeg(name = 'photo.jpg'): Promise<TestFile> {
   return { name, mimeType: 'image/jpeg', buffer: jpeg };
 }
 
+/**
+ * A 12-megapixel camera photo as phones take them: the quadrants under sensor noise, a JPEG of
+ * about 5 MB, so that what a preview costs compared with its original can be measured.
+ */
+export async function cameraPhotoJpeg(name = 'camera.jpg'): Promise<TestFile> {
+  const { buffer: scene } = await quadrantsPng('scene.png', 4000, 3000);
+  const noise = await sharp({
+    create: {
+      width: 4000,
+      height: 3000,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
+    .png()
+    .toBuffer();
+  const jpeg = await sharp(scene)
+    .composite([{ input: noise, blend: 'soft-light' }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  return { name, mimeType: 'image/jpeg', buffer: jpeg };
+}
+
 /** A valid PDF with one page per text, each page showing its text in large type. */
 export function multiPagePdf(name: string, pages: string[]): TestFile {
   const objects: string[] = [];
