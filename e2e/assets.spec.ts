@@ -350,3 +350,46 @@ test('a rename the platform refuses is rolled back with a message', async ({ pag
   );
   await expect(card(extra, 'Final terms.pdf')).toHaveCount(0);
 });
+
+test('P10: names with HTML or script in them show as text and run nothing', async ({ page, browser }) => {
+  const alerts: string[] = [];
+  page.on('dialog', (dialog) => {
+    alerts.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/investments/2');
+  const financials = slot(page, 'Financial document');
+  const hostile = '"><img src=x onerror="window.pwned=1;alert(1)">.csv';
+  await financials.getByTestId('input-financial_document').setInputFiles(csvFile(hostile));
+  const hostileCard = card(financials, hostile);
+  await expect(hostileCard.getByRole('paragraph').filter({ hasText: hostile })).toHaveText(hostile);
+
+  const renamed = '<script>window.pwned=2;alert(2)</script><b>bold</b>';
+  await hostileCard.getByRole('button', { name: `Rename ${hostile}` }).click();
+  await financials.getByLabel(`New name for ${hostile}`).fill(renamed);
+  await page.keyboard.press('Enter');
+  const renamedCard = card(financials, renamed);
+  await expect(renamedCard.getByRole('paragraph').filter({ hasText: renamed })).toHaveText(renamed);
+  await renamedCard.getByRole('button', { name: `Delete ${renamed}` }).click();
+  await expect(page.getByRole('dialog', { name: `Delete ${renamed}?` })).toBeVisible();
+  await page.getByRole('dialog').getByRole('button', { name: 'Keep it' }).click();
+
+  // Another reader of the same offering (an investor) sees the name as text too, after a fresh load.
+  const investorContext = await browser.newContext();
+  const investor = await investorContext.newPage();
+  investor.on('dialog', (dialog) => {
+    alerts.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await signIn(investor, 'investor@demo.test');
+  await investor.goto('/investments/2');
+  await expect(investor.getByRole('paragraph').filter({ hasText: renamed })).toHaveText(renamed);
+
+  for (const reader of [page, investor]) {
+    expect(await reader.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+    await expect(reader.locator('img[src="x"], b:text-is("bold")')).toHaveCount(0);
+  }
+  expect(alerts).toEqual([]);
+  await investorContext.close();
+});
