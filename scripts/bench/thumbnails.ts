@@ -7,6 +7,8 @@
  *   S9  p99 latency of GET /v2/core/assets/:id (4 keep-alive loops) while a separate process keeps
  *       uploading the deck, so that a thumbnail is always being made ÷ the same load's p99 when
  *       the platform is otherwise idle
+ *   S9c the control of S9: the same, against a platform with thumbnails off, the uploads paced to
+ *       the rate S9's busy phases reached; what the uploads cost the API without any rendering
  * BENCH_THUMBNAIL_UPLOADERS (default 1) sets how many uploads run at once during S9's busy phases.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -94,8 +96,11 @@ async function latencies(url: string, headers: Record<string, string>, ms: numbe
   return samples;
 }
 
-/** One create request of `deck` as a pitch deck; answers its time and ids. Throws without a thumbnail. */
-async function createDeck(platformUrl: string, token: string, deck: Buffer) {
+/**
+ * One create request of `deck` as a pitch deck; answers its time and id. Throws without a thumbnail
+ * unless `thumbnails` says the platform makes none.
+ */
+async function createDeck(platformUrl: string, token: string, deck: Buffer, thumbnails = true) {
   const form = new FormData();
   for (const [k, v] of Object.entries({
     file_type: 'pitch_deck',
@@ -112,23 +117,25 @@ async function createDeck(platformUrl: string, token: string, deck: Buffer) {
   });
   const body = (await response.json()) as { asset?: { id: number; thumbnail_id?: string } };
   const ms = performance.now() - started;
-  if (response.status !== 201 || !body.asset?.thumbnail_id)
+  if (response.status !== 201 || !body.asset || (thumbnails && !body.asset.thumbnail_id))
     throw new Error(`create answered ${response.status} without a thumbnail: ${JSON.stringify(body)}`);
-  return { ms, id: body.asset.id, thumbnailId: body.asset.thumbnail_id };
+  return { ms, id: body.asset.id };
 }
 
 /**
  * S9's uploads run in a process of their own, so that building and sending them does not slow the
  * process that times the GET requests: the measure is the platform's latency, not the client's.
- * It prints a line per thumbnail made, the first one once the uploads are under way.
+ * It prints a line per upload, the first one once the uploads are under way. With `perSecond`, the
+ * uploads are paced to that rate, against a platform that makes no thumbnails (S9c).
  */
-function startUploader(platformUrl: string, token: string, uploaders: number) {
+function startUploader(platformUrl: string, token: string, uploaders: number, perSecond?: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/thumbnails.ts', 'upload'], {
     env: {
       ...process.env,
       BENCH_PLATFORM_URL: platformUrl,
       BENCH_TOKEN: token,
       BENCH_THUMBNAIL_UPLOADERS: String(uploaders),
+      ...(perSecond ? { BENCH_UPLOADS_PER_SECOND: String(perSecond) } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -151,38 +158,88 @@ function startUploader(platformUrl: string, token: string, uploaders: number) {
   };
 }
 
+/** A platform of the bench's own with the demo data, and an issuer's access token for it. */
+async function startBenchPlatform(
+  work: string,
+  port: number,
+  env: Record<string, string>,
+  children: ChildProcess[],
+) {
+  const platformUrl = `http://127.0.0.1:${port}`;
+  const dataDir = join(work, `data-${port}`);
+  children.push(
+    spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DEMO_SEED: '1',
+        PLATFORM_PORT: String(port),
+        API_RATE_LIMIT: '100000000',
+        TOKEN_RATE_LIMIT: '100000',
+        LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+        ...env,
+      },
+      stdio: 'ignore',
+    }),
+  );
+  await waitFor(`${platformUrl}/healthz`);
+  const token = await new Promise<string>((resolve, reject) => {
+    const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
+      env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
+    });
+    let out = '';
+    script.stdout.on('data', (d) => (out += d));
+    script.on('exit', (code) =>
+      code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
+    );
+  });
+  return { platformUrl, token };
+}
+
+/**
+ * p99 and p50 of GET /v2/core/assets/:id, idle and while `startUploads` keeps uploading, in
+ * interleaved phases of 3 s; answers the medians over the rounds and how many uploads were made.
+ */
+async function latencyUnderUploads(
+  url: string,
+  token: string,
+  rounds: number,
+  startUploads: () => ReturnType<typeof startUploader>,
+) {
+  const phaseMs = 3000;
+  const auth = { authorization: `Bearer ${token}` };
+  const idleP99: number[] = [];
+  const busyP99: number[] = [];
+  const idleP50: number[] = [];
+  const busyP50: number[] = [];
+  let uploads = 0;
+  await latencies(url, auth, 1000); // Warm-up.
+  for (let i = 0; i < rounds; i++) {
+    const idle = await latencies(url, auth, phaseMs);
+    idleP99.push(percentile(idle, 99));
+    idleP50.push(percentile(idle, 50));
+    const uploader = startUploads();
+    await uploader.started;
+    const busy = await latencies(url, auth, phaseMs);
+    uploads += await uploader.stop();
+    busyP99.push(percentile(busy, 99));
+    busyP50.push(percentile(busy, 50));
+  }
+  return {
+    idleP99: median(idleP99),
+    busyP99: median(busyP99),
+    idleP50: median(idleP50),
+    busyP50: median(busyP50),
+    uploadsPerSecond: uploads / ((rounds * phaseMs) / 1000),
+    uploads,
+  };
+}
+
 export async function benchThumbnails(rounds = 5): Promise<BenchRow[]> {
   const work = mkdtempSync(join(tmpdir(), 'bench-thumbnails-'));
   const children: ChildProcess[] = [];
   try {
-    const platformUrl = 'http://127.0.0.1:4920';
-    const dataDir = join(work, 'data');
-    children.push(
-      spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
-        env: {
-          ...process.env,
-          DATA_DIR: dataDir,
-          DEMO_SEED: '1',
-          PLATFORM_PORT: '4920',
-          API_RATE_LIMIT: '100000000',
-          TOKEN_RATE_LIMIT: '100000',
-          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-        },
-        stdio: 'ignore',
-      }),
-    );
-    await waitFor(`${platformUrl}/healthz`);
-    const token = await new Promise<string>((resolve, reject) => {
-      const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
-        env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
-      });
-      let out = '';
-      script.stdout.on('data', (d) => (out += d));
-      script.on('exit', (code) =>
-        code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
-      );
-    });
-    const auth = { authorization: `Bearer ${token}` };
+    const { platformUrl, token } = await startBenchPlatform(work, 4920, {}, children);
 
     // A realistic deck: 12 slides of text, charts and shapes (Helvetica, compressed streams).
     const deck = deckPdf(12);
@@ -206,34 +263,29 @@ export async function benchThumbnails(rounds = 5): Promise<BenchRow[]> {
 
     // S9: the same GET load, idle and while uploads keep the thumbnail workers busy, interleaved.
     const uploaders = Number(process.env.BENCH_THUMBNAIL_UPLOADERS ?? 1);
-    const phaseMs = 3000;
-    const url = `${platformUrl}/v2/core/assets/${probeId}`;
-    const idleP99: number[] = [];
-    const busyP99: number[] = [];
-    const idleP50: number[] = [];
-    const busyP50: number[] = [];
-    let thumbnailsMade = 0;
-    await latencies(url, auth, 1000); // Warm-up.
-    for (let i = 0; i < rounds; i++) {
-      const idle = await latencies(url, auth, phaseMs);
-      idleP99.push(percentile(idle, 99));
-      idleP50.push(percentile(idle, 50));
-      const uploader = startUploader(platformUrl, token, uploaders);
-      await uploader.started;
-      const busy = await latencies(url, auth, phaseMs);
-      thumbnailsMade += await uploader.stop();
-      busyP99.push(percentile(busy, 99));
-      busyP50.push(percentile(busy, 50));
-    }
+    const s9 = await latencyUnderUploads(`${platformUrl}/v2/core/assets/${probeId}`, token, rounds, () =>
+      startUploader(platformUrl, token, uploaders),
+    );
+
+    // S9c: thumbnails off, the same rate of uploads. A platform of its own, with only the S9 load.
+    const control = await startBenchPlatform(work, 4921, { PDF_THUMBNAIL_WORKERS: '0' }, children);
+    const controlProbe = await createDeck(control.platformUrl, control.token, deck, false);
+    const s9c = await latencyUnderUploads(
+      `${control.platformUrl}/v2/core/assets/${controlProbe.id}`,
+      control.token,
+      rounds,
+      () => startUploader(control.platformUrl, control.token, uploaders, s9.uploadsPerSecond),
+    );
 
     const s8 = median(ours) / median(bare);
-    const s9 = median(busyP99) / median(idleP99);
     console.log(
       `\nthumbnails raw medians: create with thumbnail ${median(ours).toFixed(0)} ms vs bare pdf.js render + PNG ` +
         `${median(bare).toFixed(0)} ms (deck ${(deck.length / 1024).toFixed(0)} KB, PNG ${(pngBytes / 1024).toFixed(0)} KB); ` +
-        `GET p99 idle ${median(idleP99).toFixed(1)} ms, while thumbnailing ${median(busyP99).toFixed(1)} ms ` +
-        `(p50 ${median(idleP50).toFixed(1)} / ${median(busyP50).toFixed(1)} ms); ${uploaders} uploader(s), ` +
-        `${thumbnailsMade} thumbnails made during the busy phases`,
+        `GET p99 idle ${s9.idleP99.toFixed(1)} ms, while thumbnailing ${s9.busyP99.toFixed(1)} ms ` +
+        `(p50 ${s9.idleP50.toFixed(1)} / ${s9.busyP50.toFixed(1)} ms); ${uploaders} uploader(s), ` +
+        `${s9.uploads} thumbnails made during the busy phases (${s9.uploadsPerSecond.toFixed(1)}/s); ` +
+        `control without thumbnails: p99 idle ${s9c.idleP99.toFixed(1)} ms, uploading ${s9c.busyP99.toFixed(1)} ms ` +
+        `at ${s9c.uploadsPerSecond.toFixed(1)} uploads/s`,
     );
     return [
       {
@@ -242,7 +294,18 @@ export async function benchThumbnails(rounds = 5): Promise<BenchRow[]> {
         ratio: s8,
         target: '≤ 1.3',
       },
-      { id: 'S9', measure: 'GET asset p99 while thumbnailing ÷ idle p99', ratio: s9, target: '≤ 2' },
+      {
+        id: 'S9',
+        measure: 'GET asset p99 while thumbnailing ÷ idle p99',
+        ratio: s9.busyP99 / s9.idleP99,
+        target: '≤ 2',
+      },
+      {
+        id: 'S9c',
+        measure: 'control: the same uploads, thumbnails off ÷ idle p99',
+        ratio: s9c.busyP99 / s9c.idleP99,
+        target: 'none: what S9 owes to the uploads alone',
+      },
     ];
   } finally {
     for (const child of children) child.kill('SIGTERM');
@@ -255,9 +318,13 @@ if (process.argv[1]?.endsWith('thumbnails.ts') && process.argv[2] === 'upload') 
   // The uploader of S9 (startUploader): uploads until it is stopped.
   const deck = deckPdf(12);
   const loops = Number(process.env.BENCH_THUMBNAIL_UPLOADERS ?? 1);
+  const perSecond = Number(process.env.BENCH_UPLOADS_PER_SECOND ?? 0);
   const upload = async () => {
-    for (;;) {
-      await createDeck(process.env.BENCH_PLATFORM_URL!, process.env.BENCH_TOKEN!, deck);
+    const started = performance.now();
+    for (let made = 0; ; made++) {
+      // Paced: upload number `made` (of all loops) is due at made / perSecond seconds.
+      if (perSecond > 0) await sleep(started + ((made * loops) / perSecond) * 1000 - performance.now());
+      await createDeck(process.env.BENCH_PLATFORM_URL!, process.env.BENCH_TOKEN!, deck, perSecond === 0);
       process.stdout.write('.\n');
     }
   };

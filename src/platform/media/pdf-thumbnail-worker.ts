@@ -3,6 +3,7 @@
  * thread: pdf.js parses and paints synchronously and holds its thread for tens to hundreds of
  * milliseconds a page. One job at a time; the pool times jobs out and replaces a stuck worker.
  */
+import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
@@ -35,23 +36,30 @@ export type ThumbnailReply =
   /** Sent once after pdf.js has loaded: the pool starts a job's clock only after this. */
   | { ready: true };
 
-// A render competes for the CPU with the event loop that answers API requests; on a machine with
-// few cores that shows in the API's tail latency (S9: p99 ratio about 2.4 at the default priority,
-// about 2.0 with this). Renders can wait a little, requests should not: this thread alone gets a
-// lower priority (nice 10). The price: on a saturated machine a render takes longer, and that
-// counts against its time limit. On Linux a thread id is a process id to setpriority(2), found
-// through /proc/thread-self; elsewhere the thread keeps the default priority.
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
-} catch {
-  // Not Linux: nothing to lower.
-}
-
 // pdf.js parses in a "worker" of its own; on Node that is a fake one on this same thread, whose
 // code it would import at the first document. Loaded now, before this worker says it is ready, so
 // that the first upload's time limit is not spent loading code. (Untyped module: imported by name.)
 const pdfjsWorkerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import(pdfjsWorkerModule);
+
+// A render competes for the CPU with the event loop that answers API requests; on a machine with
+// few cores that shows in the API's tail latency (S9). Renders can wait a little, requests should
+// not. A lower nice value alone did not help (S9 2.1–3.2 at nice 10 or 19 on 2 cores): the
+// scheduler lets a running thread finish its slice before a woken one runs, so a request waited up
+// to a few milliseconds behind the render. SCHED_IDLE threads give way at once (S9 1.8–2.2, with
+// the same uploads and no thumbnails at 1.2–1.3). Node has no call for a thread's scheduling
+// policy, so util-linux's `chrt` sets it, once per worker; on Linux a thread id is a process id to
+// both, found through /proc/thread-self. The price: on a saturated machine renders wait, and may
+// run past their time limit (the upload then goes without a thumbnail). Elsewhere, or without
+// `chrt`, the thread keeps the lowest nice value it could get, or the default priority. Lowered
+// only once pdf.js has loaded, so that a busy machine does not hold up the worker's start.
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  setPriority(tid, 19);
+  execFileSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 2000 });
+} catch {
+  // Not Linux, or no chrt: a lower priority, or none, is all this thread gets.
+}
 
 // Fonts a PDF names without embedding them (Helvetica and the other 13 standard fonts) come from
 // pdf.js's own files, so text renders the same on every machine. pdf.js wants a trailing slash.
