@@ -207,24 +207,39 @@ test.describe('the session', () => {
     expect(await storedAccessToken(page)).not.toBe('revoked-token');
   });
 
-  test('signing out ends the session everywhere, and signing back in works', async ({ page, context }) => {
+  test('signing out ends the session everywhere, and signing back in takes the password again', async ({
+    page,
+    context,
+  }) => {
     await signIn(page, 'investor@demo.test');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
     expect((await context.cookies(webUrl + '/oauth/token')).map((c) => c.name)).not.toContain('am_refresh');
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
 
-    // Nothing left to renew from: a protected page sends the visitor through the platform's sign-in,
-    // which remembers its own sign-in and the consent, and back to the page with a fresh session.
-    const visited: string[] = [];
-    page.on('request', (request) => {
-      if (request.isNavigationRequest()) visited.push(request.url());
-    });
+    // Nothing left to renew from: a protected page sends the visitor to the platform, which asks for
+    // the password although its own sign-in is still alive, and then back to the page.
     await page.goto('/users/1');
+    await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+    expect(page.url()).toMatch(new RegExp(`^${platformUrl}/auth/login/oauth/authorize\\?.*prompt=login`));
+    await signIn(page, 'investor@demo.test');
     await expect(page.getByRole('heading', { name: /Ivy Investor/ })).toBeVisible();
     expect(page.url()).toBe(`${webUrl}/users/1`);
-    expect(visited.some((url) => url.startsWith(`${platformUrl}/auth/login/oauth/authorize`))).toBe(true);
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+
+    // Signed in again, the platform's sign-in is remembered once more: no password after a reload.
+    await page.reload();
+    await expect(page.getByRole('heading', { name: /Ivy Investor/ })).toBeVisible();
+  });
+
+  test('after a sign-out, the next person at the same browser signs in as themselves', async ({ page }) => {
+    await signIn(page, 'investor@demo.test');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
+    await signIn(page, 'issuer@demo.test');
+    await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
+    await expect(page.getByText('issuer@demo.test')).toBeVisible();
+    await expect(page.getByRole('link', { name: /Ivy Investor/ })).toHaveCount(0);
   });
 });
 

@@ -273,6 +273,42 @@ describe('sign-in pages', () => {
     expect(await basic.text()).toContain('<strong>basic</strong>');
   });
 
+  it('asks a signed-in person to sign in again under prompt=login, and the new sign-in replaces the old', async () => {
+    const b = browser();
+    await authorizeThroughPages(platform, { browser: b, email: 'investor@demo.test', state: 'one' });
+    const firstSession = b.jar.get('platform_session')!;
+    const withoutPrompt = await b.get(authorizeUrl(platform, { ...good, state: 'two' }));
+    expect(withoutPrompt.status).toBe(302);
+
+    // Someone else at the same browser, after the app signed its user out.
+    const page = await b.get(authorizeUrl(platform, { ...good, state: 'three', prompt: 'login consent' }));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('name="password"');
+    const fields = hiddenFields(html);
+    expect(fields.return_to).not.toContain('prompt');
+    const signedIn = await b.postForm(`${platform.url}/auth/login`, {
+      ...fields,
+      email: 'issuer@demo.test',
+      password: demoPassword,
+    });
+    expect(signedIn.status).toBe(303);
+    // Back to the same request, which now goes on: to the consent page, a new user for this client.
+    const resumed = await b.get(new URL(signedIn.headers.get('location')!, platform.url).toString());
+    expect(resumed.status).toBe(200);
+    const consent = await resumed.text();
+    expect(consent).toContain('issuer@demo.test');
+    expect(hiddenFields(consent).state).toBe('three');
+
+    // The first person's session is over: their old cookie signs nobody in.
+    const replay = await fetch(authorizeUrl(platform, { ...good, state: 'four' }), {
+      redirect: 'manual',
+      headers: { cookie: `platform_session=${firstSession}` },
+    });
+    expect(replay.status).toBe(200);
+    expect(await replay.text()).toContain('name="password"');
+  });
+
   it('escapes the client name it shows', async () => {
     const client = await addClient(platform, ['http://127.0.0.1:9999/cb'], '<script>alert(1)</script>');
     const html = await (

@@ -18,6 +18,19 @@ import { assertSameOriginForm, csrfTokenFor, currentUser, startSession } from '.
 const loginPath = '/auth/login';
 const codeLifetimeMs = 60_000;
 
+/** Whether an authorization request carries `prompt=login` (a space-separated list in OIDC). */
+function promptsForLogin(query: unknown): boolean {
+  const prompt = (query as Record<string, unknown>).prompt;
+  return typeof prompt === 'string' && prompt.split(' ').includes('login');
+}
+
+/** The authorize URL (path and query) without its `prompt`, to return to once signed in. */
+function withoutPrompt(url: string): string {
+  const parsed = new URL(url, 'http://platform.invalid');
+  parsed.searchParams.delete('prompt');
+  return parsed.pathname + parsed.search;
+}
+
 /** The sign-in service: spec 4.1 plus the login and consent pages of decisions.md. */
 export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const iss = ctx.config.publicUrl;
@@ -110,7 +123,13 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     const authorizeRequest = await parseOrRedirect(reply, request.query as Record<string, unknown>, 302);
     if (!authorizeRequest) return reply;
     const user = await currentUser(ctx, request);
-    if (!user) return loginPage(request, reply, request.url, { clientName: authorizeRequest.client.name });
+    // OpenID Connect's prompt=login: the application wants the person to sign in again (the web app
+    // asks for it after a sign-out, so that the next person at a shared computer is not let in).
+    // Once signed in, the flow goes on without it.
+    if (!user || promptsForLogin(request.query))
+      return loginPage(request, reply, withoutPrompt(request.url), {
+        clientName: authorizeRequest.client.name,
+      });
     if (await hasConsent(user.id, authorizeRequest))
       return redirectWithCode(reply, 302, authorizeRequest, user.id);
     const html = renderConsentPage({
@@ -188,7 +207,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       return loginPage(request, reply, returnTo, { email, error: 'The email or password is incorrect.' });
     }
     ctx.signInLimiter.recordSuccess(email);
-    await startSession(ctx, reply, user.id);
+    await startSession(ctx, request, reply, user.id);
     if (returnTo === loginPath) {
       return reply
         .type('text/html; charset=utf-8')

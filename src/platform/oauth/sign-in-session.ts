@@ -29,11 +29,21 @@ export async function currentUser(ctx: PlatformContext, request: FastifyRequest)
     .executeTakeFirst();
 }
 
-/** Starts a fresh session (a new id at every sign-in, so a planted cookie is worthless). */
-export async function startSession(ctx: PlatformContext, reply: FastifyReply, userId: number) {
+/**
+ * Starts a fresh session (a new id at every sign-in, so a planted cookie is worthless) and ends
+ * the one the browser had, if any: signing in again, perhaps as someone else, replaces it.
+ */
+export async function startSession(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: number,
+) {
   const token = randomToken();
   const now = ctx.clock();
   await ctx.db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+  const previous = request.cookies[sessionCookie];
+  if (previous) await ctx.db.deleteFrom('sessions').where('token_hash', '=', sha256(previous)).execute();
   await ctx.db
     .insertInto('sessions')
     .values({

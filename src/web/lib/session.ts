@@ -13,6 +13,14 @@ export const proxyHeaders = { 'X-Requested-With': 'asset-manager' } as const;
  */
 const sessionHintKey = 'asset-manager.session';
 
+/**
+ * Set by signing out, cleared by the next sign-in: that sign-in asks the platform to take the
+ * password again (OpenID Connect's `prompt=login`), since the platform's own sign-in outlives the
+ * app's session and the next person at a shared computer must not walk into the last one's files.
+ * A platform that knows no `prompt` ignores it.
+ */
+const signedOutKey = 'asset-manager.signed-out';
+
 /** Renew this long before the access token expires, so no request meets an expired token. */
 const renewalMarginSeconds = 60;
 
@@ -195,7 +203,8 @@ export class Session {
 
   /** Sends the browser to the platform's sign-in; after it, the app returns to `returnTo`. */
   async signIn(returnTo: string): Promise<void> {
-    await this.#manager.signinRedirect({ state: { returnTo } });
+    const prompt = localStorage.getItem(signedOutKey) === null ? undefined : 'login';
+    await this.#manager.signinRedirect({ state: { returnTo }, prompt });
   }
 
   /** Completes the sign-in on the callback page; returns where to go next. */
@@ -207,6 +216,7 @@ export class Session {
       throw classify(error);
     }
     localStorage.setItem(sessionHintKey, '1');
+    localStorage.removeItem(signedOutKey);
     this.#scheduleRenewal(user);
     this.#changed(true);
     const returnTo = (user.state as { returnTo?: unknown } | undefined)?.returnTo;
@@ -224,6 +234,7 @@ export class Session {
       });
     } finally {
       await this.#forget();
+      localStorage.setItem(signedOutKey, '1');
     }
   }
 
