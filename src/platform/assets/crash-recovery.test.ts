@@ -20,6 +20,29 @@ afterAll(() => {
 const startChild = (port: number) =>
   spawnPlatform({ DATA_DIR: dataDir, DEMO_SEED: '1', PLATFORM_PORT: String(port), LOG_LEVEL: 'warn' });
 
+/** POSTs a form as a stream that takes about `ms` to send, in 20 even steps. */
+async function pacedPost(url: string, token: string, form: FormData, ms: number) {
+  const encoded = new Response(form);
+  const bytes = new Uint8Array(await encoded.arrayBuffer());
+  const steps = 20;
+  const step = Math.ceil(bytes.length / steps);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (sent >= bytes.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, ms / steps));
+      controller.enqueue(bytes.subarray(sent, sent + step));
+      sent += step;
+    },
+  });
+  return fetch(url, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': encoded.headers.get('content-type')! },
+    body,
+    duplex: 'half',
+  } as RequestInit);
+}
+
 // U13: the process killed with SIGKILL in the middle of concurrent uploads, then restarted.
 it('keeps every asset answered 201 intact after a SIGKILL, with no row missing its file', async () => {
   const port = await freePort();
@@ -37,14 +60,17 @@ it('keeps every asset answered 201 intact after a SIGKILL, with no row missing i
   const answered = new Map<number, string>();
   const uploads = files.map(async (bytes, i) => {
     try {
-      const response = await fetch(`${url}/v2/core/assets`, {
-        method: 'POST',
-        headers: bearer(access_token),
-        body: multipartBody(
+      // Each upload streams at its own pace (0.3 s for the first, 0.1 s more for each next one), so
+      // that when the first ones have been answered the others are still arriving.
+      const response = await pacedPost(
+        `${url}/v2/core/assets`,
+        access_token,
+        multipartBody(
           { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
           { name: `data-${i}.csv`, bytes },
         ),
-      });
+        300 + 100 * i,
+      );
       if (response.status === 201)
         answered.set(assetEnvelopeSchema.parse(await response.json()).asset.id, sha256(bytes));
     } catch {
