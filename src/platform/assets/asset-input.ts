@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { assetableTypes } from '../../shared/api/me';
-import {
-  cropFitsImage,
-  cropSchema,
-  forbiddenInNames,
-  metaSchema,
-  nameSchema,
-} from '../../shared/assets/asset';
+import { forbiddenInNames, metaSchema, nameSchema } from '../../shared/assets/asset';
+import { cropFitsImage, cropProblems, type Crop } from '../../shared/assets/crop';
 import { findFileType, type FileTypeInfo } from '../../shared/assets/file-types';
 import type { FieldError } from '../../shared/api/problem';
 import { validationFailed } from '../errors';
@@ -111,14 +106,17 @@ export function nameFromFileName(fileName: string | undefined): string | undefin
 /** `meta.crop`, when present, must be integers inside the (oriented) image (decisions.md). */
 export function checkCrop(meta: Record<string, unknown>, image: { width: number; height: number } | null) {
   if (!('crop' in meta)) return;
-  const crop = cropSchema.safeParse(meta.crop);
-  if (!crop.success) {
+  const problems = cropProblems(meta.crop);
+  if (problems.length > 0) {
     throw validationFailed(
-      crop.error.issues.map((i) => ({ field: ['meta', 'crop', ...i.path].join('.'), message: i.message })),
+      problems.map(({ field, message }) => ({
+        field: ['meta', 'crop', field].filter(Boolean).join('.'),
+        message,
+      })),
     );
   }
   if (!image) throw validationFailed([{ field: 'meta.crop', message: 'only images can be cropped' }]);
-  if (!cropFitsImage(crop.data, image)) {
+  if (!cropFitsImage(meta.crop as Crop, image)) {
     throw validationFailed([
       { field: 'meta.crop', message: `must lie inside the ${image.width}×${image.height} image` },
     ]);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cropOf, type Crop } from '../../shared/assets/asset';
+import { cropOf, type Crop } from '../../shared/assets/crop';
 import { variants } from '../assets/download-urls';
 import type { AssetRow } from '../db/schema';
 import { validationFailed } from '../errors';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
-import { cropOf } from '../../shared/assets/asset';
+import { cropOf } from '../../shared/assets/crop';
 import type { DB } from '../db/database';
 import type { AssetRow } from '../db/schema';
 import { ApiError, notFound } from '../errors';

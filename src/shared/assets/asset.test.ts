@@ -3,9 +3,6 @@ import {
   assetEnvelopeSchema,
   assetSchema,
   assetUpdateSchema,
-  cropFitsImage,
-  cropOf,
-  cropSchema,
   metaErrors,
   metaSchema,
   nameSchema,
@@ -98,46 +95,6 @@ describe('metaSchema and metaErrors', () => {
     expect(metaErrors({ n: Number.NaN })).toEqual(['meta.n is not a JSON value']);
     expect(metaErrors({ a: [1, 2n] })).toEqual(['meta.a[1] is not a JSON value']);
     expect(metaErrors({ f: () => 1 })).toEqual(['meta.f is not a JSON value']);
-  });
-});
-
-describe('cropSchema', () => {
-  const crop = { x: 0, y: 0, width: 10, height: 10 };
-
-  it('takes whole, non-negative pixels with a size of at least 1×1', () => {
-    expect(cropSchema.parse(crop)).toEqual(crop);
-    expect(cropSchema.safeParse({ ...crop, width: 1, height: 1 }).success).toBe(true);
-    expect(cropSchema.safeParse({ ...crop, x: -1 }).error?.issues[0]).toMatchObject({
-      path: ['x'],
-      message: 'must not be negative',
-    });
-    expect(cropSchema.safeParse({ ...crop, y: 0.5 }).error?.issues[0]).toMatchObject({
-      path: ['y'],
-      message: 'must be a whole number of pixels',
-    });
-    expect(cropSchema.safeParse({ ...crop, width: 0 }).error?.issues[0]?.path).toEqual(['width']);
-    expect(cropSchema.safeParse({ ...crop, height: -3 }).success).toBe(false);
-    expect(cropSchema.safeParse({ ...crop, x: '0' }).success).toBe(false);
-    expect(cropSchema.safeParse({ ...crop, x: Number.POSITIVE_INFINITY }).success).toBe(false);
-  });
-
-  it('refuses missing and unknown keys', () => {
-    expect(cropSchema.safeParse({ x: 0, y: 0, width: 10 }).success).toBe(false);
-    expect(cropSchema.safeParse({ ...crop, w: 10 }).success).toBe(false);
-  });
-
-  it('checks that the crop lies inside the image', () => {
-    const image = { width: 100, height: 50 };
-    expect(cropFitsImage({ x: 0, y: 0, width: 100, height: 50 }, image)).toBe(true);
-    expect(cropFitsImage({ x: 10, y: 10, width: 90, height: 40 }, image)).toBe(true);
-    expect(cropFitsImage({ x: 11, y: 10, width: 90, height: 40 }, image)).toBe(false);
-    expect(cropFitsImage({ x: 0, y: 1, width: 100, height: 50 }, image)).toBe(false);
-  });
-
-  it('reads the saved crop back from meta, ignoring a broken one', () => {
-    expect(cropOf({ crop })).toEqual(crop);
-    expect(cropOf({})).toBeUndefined();
-    expect(cropOf({ crop: { ...crop, x: -1 } })).toBeUndefined();
   });
 });
 

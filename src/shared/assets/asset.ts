@@ -84,32 +84,6 @@ export const metaSchema = z
   });
 
 // ---------------------------------------------------------------------------------------------
-// Crop (decisions.md: meta.crop, integer pixels of the original image after EXIF orientation).
-
-const pixel = z.number().int('must be a whole number of pixels');
-
-/** `meta.crop`. Strict, so that a misspelt key ("w") is an error rather than a silent no-crop. */
-export const cropSchema = z
-  .object({
-    x: pixel.min(0, 'must not be negative'),
-    y: pixel.min(0, 'must not be negative'),
-    width: pixel.min(1, 'must be at least 1'),
-    height: pixel.min(1, 'must be at least 1'),
-  })
-  .strict();
-export type Crop = z.infer<typeof cropSchema>;
-
-/** Whether the crop lies inside the (EXIF-oriented) image; the platform answers 422 otherwise. */
-export const cropFitsImage = (crop: Crop, image: { width: number; height: number }): boolean =>
-  crop.x + crop.width <= image.width && crop.y + crop.height <= image.height;
-
-/** The saved crop of an asset, if it has a valid one ("Edit crop" re-opens it). */
-export function cropOf(meta: Record<string, unknown>): Crop | undefined {
-  const parsed = cropSchema.safeParse(meta.crop);
-  return parsed.success ? parsed.data : undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
 // The Asset on the wire (spec 2.2), snake_case as the spec writes it.
 
 /**

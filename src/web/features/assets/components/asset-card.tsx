@@ -1,7 +1,8 @@
 import { useQuery, type QueryKey } from '@tanstack/react-query';
 import { lazy, Suspense, useId, useState } from 'react';
 import type { AssetableType } from '../../../../shared/api/me';
-import { cropOf, type Asset, type Crop } from '../../../../shared/assets/asset';
+import type { Asset } from '../../../../shared/assets/asset';
+import { cropOf, type Crop } from '../../../../shared/assets/crop';
 import { findFileType } from '../../../../shared/assets/file-types';
 import { Dialog } from '../../../components/ui/dialog';
 import { messageOf } from '../../../lib/api-error';

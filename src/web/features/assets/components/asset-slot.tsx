@@ -1,7 +1,8 @@
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { AssetableType } from '../../../../shared/api/me';
-import type { Asset, Crop } from '../../../../shared/assets/asset';
+import type { Asset } from '../../../../shared/assets/asset';
+import type { Crop } from '../../../../shared/assets/crop';
 import {
   checkFileForSlot,
   checkImagePixels,

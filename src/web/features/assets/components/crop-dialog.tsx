@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import Cropper, { type Area } from 'react-easy-crop';
 import 'react-easy-crop/react-easy-crop.css';
-import type { Crop } from '../../../../shared/assets/asset';
+import type { Crop } from '../../../../shared/assets/crop';
 import type { CropAspect } from '../../../../shared/assets/file-types';
 import { Dialog } from '../../../components/ui/dialog';
 
