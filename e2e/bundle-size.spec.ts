@@ -50,10 +50,13 @@ test('the first page loads at most 150 KB of JavaScript (gzip), 2.3× bare React
   page,
 }) => {
   const scripts = new Map<string, number>();
+  const encodings = new Set<string | undefined>();
   page.on('response', async (response) => {
     const url = response.url();
-    if (url.startsWith(webUrl) && url.endsWith('.js'))
+    if (url.startsWith(webUrl) && url.endsWith('.js')) {
+      encodings.add(response.headers()['content-encoding']);
       scripts.set(url, gzipSync(await response.body()).length);
+    }
   });
   await signIn(page, 'issuer@demo.test');
   await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
@@ -66,6 +69,8 @@ test('the first page loads at most 150 KB of JavaScript (gzip), 2.3× bare React
       `${(total / bare).toFixed(2)}× a bare React 19 app (${(bare / 1024).toFixed(1)} KB)`,
   );
   expect(total).toBeLessThanOrEqual(maxFirstPageGzipBytes);
+  // And it travels compressed: the build's Brotli copies, which Chromium accepts.
+  expect([...encodings]).toEqual(['br']);
   expect(total / bare).toBeLessThanOrEqual(maxTimesBareReact);
   for (const url of scripts.keys()) {
     const packages = packagesOf(url);

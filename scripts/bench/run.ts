@@ -8,6 +8,7 @@
  *   S5 GET /v2/core/assets/:id/download_url req/s ÷ hello-world req/s
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8, S9 PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
+ *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,15 +18,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchRenditions, printRows } from './renditions';
 import { benchThumbnails } from './thumbnails';
+import { benchWebVitals } from './web-vitals';
 
 // S6–S7 bring their own servers; BENCH_ONLY=renditions runs only them.
 if (process.env.BENCH_ONLY === 'renditions') {
   printRows(await benchRenditions());
   process.exit(0);
 }
-// S8–S9 likewise: BENCH_ONLY=thumbnails.
+// S8–S9 likewise: BENCH_ONLY=thumbnails; and W4: BENCH_ONLY=web.
 if (process.env.BENCH_ONLY === 'thumbnails') {
   printRows(await benchThumbnails());
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'web') {
+  printRows(await benchWebVitals());
   process.exit(0);
 }
 
@@ -237,3 +243,4 @@ try {
 }
 if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
+if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());

@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ function csp(header: string | string[] | undefined): Map<string, string[]> {
 }
 
 describe('with a built app', () => {
+  const script = 'console.log("app");'.repeat(50);
   let dist: string;
   let proxy: RunningProxy;
 
@@ -26,7 +28,11 @@ describe('with a built app', () => {
     dist = await mkdtemp(join(tmpdir(), 'proxy-dist-'));
     await mkdir(join(dist, 'assets'));
     await writeFile(join(dist, 'index.html'), indexHtml);
-    await writeFile(join(dist, 'assets', 'app-1a2b3c.js'), 'console.log("app");');
+    await writeFile(join(dist, 'assets', 'app-1a2b3c.js'), script);
+    // As the build writes them (vite.config.ts).
+    await writeFile(join(dist, 'assets', 'app-1a2b3c.js.br'), brotliCompressSync(script));
+    await writeFile(join(dist, 'assets', 'app-1a2b3c.js.gz'), gzipSync(script));
+    await writeFile(join(dist, 'index.html.br'), brotliCompressSync(indexHtml));
     await writeFile(join(dist, '.env'), 'SECRET=1');
     proxy = await startProxy(platform, {
       WEB_DIST_DIR: dist,
@@ -89,6 +95,32 @@ describe('with a built app', () => {
     expect(missing.status).toBe(404);
     expect(missing.text).not.toContain('<html');
     expect(missing.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('sends the compressed copy the build made to browsers that accept it', async () => {
+    const path = '/assets/app-1a2b3c.js';
+    const br = await send(proxy.port, { path, headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).toString()).toBe(script);
+    expect(br.body.length).toBeLessThan(script.length / 5);
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+
+    const gz = await send(proxy.port, { path, headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).toString()).toBe(script);
+
+    const plain = await send(proxy.port, { path });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.text).toBe(script);
+
+    const page = await send(proxy.port, {
+      path: '/products/7',
+      headers: { accept: 'text/html', 'accept-encoding': 'br' },
+    });
+    expect(page.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(page.body).toString()).toBe(indexHtml);
+    expect(csp(page.headers['content-security-policy']).get('script-src')).toEqual(["'self'"]);
   });
 
   it('does not serve dotfiles or anything outside the folder', async () => {

@@ -73,6 +73,8 @@ export async function installWebApp(app: FastifyInstance, config: ProxyConfig) {
     wildcard: true,
     redirect: false,
     dotfiles: 'ignore',
+    // The build writes .br and .gz beside each file (vite.config.ts); browsers that accept one get it.
+    preCompressed: true,
     cacheControl: false,
     // The app may be built after the proxy starts: no warning for a missing folder (GET / explains).
     suppressWarning: true,

@@ -46,6 +46,8 @@ export async function startProxy(
 export interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
+  /** The body's bytes as they came (compressed, when the answer says so). */
+  body: Buffer;
   text: string;
   json: () => Record<string, unknown>;
 }
@@ -71,10 +73,12 @@ export function send(
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const body = Buffer.concat(chunks);
+          const text = body.toString('utf8');
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
+            body,
             text,
             json: () => JSON.parse(text) as Record<string, unknown>,
           });

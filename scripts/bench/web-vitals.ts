@@ -1,0 +1,246 @@
+/**
+ * W4 of ../shared/design/performance.md: lab LCP, INP and CLS of the web app's main pages in headless
+ * Chromium under a throttled mobile profile (Lighthouse's: a 412 × 823 phone, 4× slower CPU, 150 ms
+ * round trips, 1.6 Mb/s down, 750 kb/s up), each as a ratio to web.dev's "good" threshold (2.5 s,
+ * 200 ms, 0.1); the target is ≤ 0.8. `BENCH_ONLY=web npm run bench` runs it alone; it builds the app
+ * first, and starts a platform and a proxy of its own. Medians of `rounds` fresh page loads.
+ *   landing   the signed-out page
+ *   home      the signed-in home (the session is renewed through the proxy's cookie on load)
+ *   entity    a product page with an image, a PDF and a CSV; INP from opening and closing a rename
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import sharp from 'sharp';
+import { deckPdf } from '../../src/platform/testing/pdf-files';
+import type { BenchRow } from './renditions';
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 300; i++) {
+    if (
+      await fetch(url).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`${url} did not start`);
+}
+
+/** web.dev's "good" thresholds. */
+const good = { lcp: 2500, inp: 200, cls: 0.1 };
+
+/**
+ * Collects the page's metrics from the moment it starts: the last largest-contentful-paint, the
+ * layout shifts not caused by input, and the longest interaction (INP with a handful of interactions).
+ */
+const observeVitals = () => {
+  const vitals = { lcp: 0, cls: 0, inp: 0 };
+  (window as unknown as { __vitals: typeof vitals }).__vitals = vitals;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) vitals.lcp = entry.startTime;
+  }).observe({ type: 'largest-contentful-paint', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & {
+      value: number;
+      hadRecentInput: boolean;
+    })[])
+      if (!entry.hadRecentInput) vitals.cls += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as (PerformanceEntry & { interactionId?: number })[])
+      if (entry.interactionId) vitals.inp = Math.max(vitals.inp, entry.duration);
+  }).observe({ type: 'event', buffered: true, durationThreshold: 16 } as PerformanceObserverInit);
+};
+
+async function throttle(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 150,
+    downloadThroughput: (1.6 * 1024 * 1024) / 8,
+    uploadThroughput: (750 * 1024) / 8,
+  });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+}
+
+async function readVitals(page: Page) {
+  // LCP is final once the page has been idle a moment; the observers report asynchronously.
+  await page.waitForLoadState('networkidle');
+  await sleep(500);
+  return page.evaluate(
+    () => (window as unknown as { __vitals: { lcp: number; cls: number; inp: number } }).__vitals,
+  );
+}
+
+export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
+  const build = spawnSync(process.execPath, [resolve('node_modules/vite/bin/vite.js'), 'build'], {
+    stdio: 'ignore',
+  });
+  if (build.status !== 0) throw new Error('vite build failed');
+
+  const work = mkdtempSync(join(tmpdir(), 'bench-web-'));
+  const children: ChildProcess[] = [];
+  const platformUrl = 'http://127.0.0.1:4950';
+  const webUrl = 'http://127.0.0.1:4951';
+  const dataDir = join(work, 'data');
+  const start = (entry: string, env: Record<string, string>) =>
+    children.push(
+      spawn(process.execPath, ['--import', 'tsx', entry], {
+        env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+        stdio: 'ignore',
+      }),
+    );
+  const browser = await chromium.launch({
+    executablePath:
+      process.env.CHROMIUM_PATH ?? (existsSync(chromium.executablePath()) ? undefined : '/usr/bin/chromium'),
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    start('src/platform/main.ts', {
+      DATA_DIR: dataDir,
+      DEMO_SEED: '1',
+      PLATFORM_PORT: '4950',
+      WEB_PUBLIC_URL: webUrl,
+      TOKEN_RATE_LIMIT: '100000',
+    });
+    await waitFor(`${platformUrl}/healthz`);
+    start('src/proxy/main.ts', {
+      WEB_PORT: '4951',
+      WEB_PUBLIC_URL: webUrl,
+      PLATFORM_BASE_URL: platformUrl,
+      OAUTH_CLIENT_SECRET_FILE: join(dataDir, 'web-client.json'),
+      TOKEN_RATE_LIMIT: '100000',
+    });
+    await waitFor(`${webUrl}/app-config.json`);
+
+    const phone = {
+      viewport: { width: 412, height: 823 },
+      deviceScaleFactor: 1.75,
+      isMobile: true,
+      hasTouch: true,
+    };
+    /** A context signed in as the issuer (unthrottled: the platform's sign-in pages are not ours). */
+    async function signedIn(): Promise<BrowserContext> {
+      const context = await browser.newContext(phone);
+      const page = await context.newPage();
+      await page.goto(webUrl);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Email').fill('issuer@demo.test');
+      await page.getByLabel('Password').fill('demo-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const allow = page.getByRole('button', { name: 'Allow' });
+      await allow.or(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).waitFor();
+      if (await allow.isVisible()) await allow.click();
+      await page.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
+      await page.close();
+      return context;
+    }
+
+    // The product page shows real files: an image with a crop, a PDF with its thumbnail, a CSV.
+    const setup = await signedIn();
+    const setupPage = await setup.newPage();
+    await setupPage.goto(`${webUrl}/products/1`);
+    const photo = await sharp({
+      create: {
+        width: 2400,
+        height: 1600,
+        channels: 3,
+        background: '#3a6ea5',
+        noise: { type: 'gaussian', mean: 128, sigma: 30 },
+      },
+    })
+      .jpeg({ quality: 85 })
+      .toBuffer();
+    await setupPage
+      .getByTestId('input-cover_image')
+      .setInputFiles({ name: 'site.jpg', mimeType: 'image/jpeg', buffer: photo });
+    await setupPage.getByRole('button', { name: 'Crop and upload' }).click();
+    await setupPage
+      .getByTestId('input-pitch_deck')
+      .setInputFiles({ name: 'deck.pdf', mimeType: 'application/pdf', buffer: deckPdf(12) });
+    await setupPage.getByTestId('input-business_plan').setInputFiles({
+      name: 'plan.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('year,revenue\n2025,1000\n'),
+    });
+    await setupPage.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
+    await setupPage.getByRole('img', { name: 'Preview of site.jpg' }).waitFor();
+    await setupPage.getByRole('button', { name: 'Open plan.csv' }).waitFor();
+    await setup.close();
+
+    const results: Record<'landing' | 'home' | 'entity', { lcp: number; cls: number; inp: number }[]> = {
+      landing: [],
+      home: [],
+      entity: [],
+    };
+    for (let i = 0; i < rounds; i++) {
+      const signedOut = await browser.newContext(phone);
+      const landing = await signedOut.newPage();
+      await landing.addInitScript(observeVitals);
+      await throttle(landing);
+      await landing.goto(webUrl);
+      await landing.getByRole('button', { name: 'Sign in' }).waitFor();
+      results.landing.push(await readVitals(landing));
+      await signedOut.close();
+
+      const context = await signedIn();
+      const home = await context.newPage();
+      await home.addInitScript(observeVitals);
+      await throttle(home);
+      await home.goto(webUrl);
+      await home.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
+      results.home.push(await readVitals(home));
+      await home.close();
+
+      const entity = await context.newPage();
+      await entity.addInitScript(observeVitals);
+      await throttle(entity);
+      await entity.goto(`${webUrl}/products/1`);
+      await entity.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
+      await entity.getByRole('button', { name: 'Rename plan.csv' }).click();
+      await entity.getByRole('button', { name: 'Cancel' }).click();
+      await entity.getByRole('button', { name: 'Rename site.jpg' }).click();
+      await entity.keyboard.press('Escape');
+      results.entity.push(await readVitals(entity));
+      await context.close();
+    }
+
+    const rows: BenchRow[] = [];
+    console.log('\nweb vitals medians (phone, 4× CPU, 150 ms RTT, 1.6 Mb/s):');
+    for (const [page, samples] of Object.entries(results)) {
+      const lcp = median(samples.map((s) => s.lcp));
+      const cls = median(samples.map((s) => s.cls));
+      const inp = median(samples.map((s) => s.inp));
+      console.log(`  ${page}: LCP ${lcp.toFixed(0)} ms, CLS ${cls.toFixed(3)}, INP ${inp.toFixed(0)} ms`);
+      rows.push({ id: 'W4', measure: `${page}: LCP ÷ 2.5 s`, ratio: lcp / good.lcp, target: '≤ 0.8' });
+      rows.push({ id: 'W4', measure: `${page}: CLS ÷ 0.1`, ratio: cls / good.cls, target: '≤ 0.8' });
+      if (page === 'entity')
+        rows.push({
+          id: 'W4',
+          measure: `${page}: INP (rename) ÷ 200 ms`,
+          ratio: inp / good.inp,
+          target: '≤ 0.8',
+        });
+    }
+    return rows;
+  } finally {
+    await browser.close();
+    for (const child of children) child.kill('SIGTERM');
+    await sleep(200);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1]?.endsWith('web-vitals.ts')) {
+  const { printRows } = await import('./renditions');
+  printRows(await benchWebVitals());
+}
