@@ -13,6 +13,7 @@ import {
 import { useUploads } from '../upload/use-uploads';
 import { AssetCard } from './asset-card';
 import { UploadList } from './upload-list';
+import { DropAreaPlaceholder } from './drop-area-placeholder';
 
 const FileDrop = lazy(() => import('./file-drop'));
 const CropDialog = lazy(() => import('./crop-dialog'));
@@ -135,7 +136,7 @@ export function AssetSlot({
 
       {canEdit && (
         <>
-          <Suspense fallback={<p className="hint">Loading the upload area…</p>}>
+          <Suspense fallback={<DropAreaPlaceholder fileType={fileType} />}>
             <FileDrop fileType={fileType} label={fileType.label} onFiles={(files) => void accept(files)} />
           </Suspense>
           {refusals.length > 0 && (

@@ -1,5 +1,6 @@
 import { useDropzone } from 'react-dropzone';
-import { acceptFor, describeAccepts, type FileTypeInfo } from '../../../../shared/assets/file-types';
+import { acceptFor, type FileTypeInfo } from '../../../../shared/assets/file-types';
+import { dropHint } from './drop-area-placeholder';
 
 /** The input's `accept`: MIME types and extensions, because CSV and Office files often come without a type. */
 const acceptAttribute = (fileType: FileTypeInfo) =>
@@ -52,11 +53,7 @@ export default function FileDrop({
         <button type="button" className="button" onClick={open}>
           Choose a file<span className="visually-hidden"> for {label}</span>
         </button>
-        <span className="drop-hint">
-          {isDragActive
-            ? 'Drop to upload'
-            : `or drop ${describeAccepts(fileType)} here; you can also paste while the button has focus.`}
-        </span>
+        <span className="drop-hint">{isDragActive ? 'Drop to upload' : dropHint(fileType)}</span>
       </div>
       {image && (
         <label className="button camera-button">
