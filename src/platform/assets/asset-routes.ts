@@ -125,7 +125,7 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
             meta: z.record(z.string(), z.unknown()).optional(),
           }),
         }),
-        response: { 200: assetEnvelopeSchema, ...problems(400, 401, 403, 404, 412, 422) },
+        response: { 200: assetEnvelopeSchema, ...problems(400, 401, 403, 404, 412, 415, 422) },
       },
       validatorCompiler: () => (data) => ({ value: data }),
     },

@@ -476,6 +476,18 @@ describe('U9 meta and crop', () => {
   });
 });
 
+describe('bodies of the wrong kind', () => {
+  it('refuses a multipart update (only uploads take multipart) with 415 and changes nothing', async () => {
+    const logo = await createAsset(issuer, logoFields, { name: 'kept.png', bytes: await png(64, 48) });
+    const form = new FormData();
+    form.append('name', 'changed.png');
+    const response = await api(`/v2/core/assets/${logo.id}`, issuer, { method: 'PUT', body: form });
+    await expectProblem(response, 415, 'unsupported_media_type');
+    const read = await api(`/v2/core/assets/${logo.id}`, issuer);
+    expect(assetEnvelopeSchema.parse(await read.json()).asset.name).toBe('kept.png');
+  });
+});
+
 describe('U10 names', () => {
   it.each([
     ['empty', ''],

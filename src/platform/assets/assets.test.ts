@@ -395,7 +395,7 @@ describe('OpenAPI', () => {
     );
     expect(statuses('/v2/core/assets/{id}', 'get')).toEqual(expect.arrayContaining(['200', '401', '404']));
     expect(statuses('/v2/core/assets/{id}', 'put')).toEqual(
-      expect.arrayContaining(['200', '403', '404', '412', '422']),
+      expect.arrayContaining(['200', '403', '404', '412', '415', '422']),
     );
     expect(statuses('/v2/core/assets/{id}', 'delete')).toEqual(expect.arrayContaining(['204', '403', '404']));
     expect(statuses('/v2/core/assets/{id}/download_url', 'get')).toEqual(

@@ -200,7 +200,7 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         }),
         response: {
           200: z.object({ accreditation: accreditationSchema }),
-          ...problems(400, 401, 403, 404, 422),
+          ...problems(400, 401, 403, 404, 415, 422),
         },
       },
     },
