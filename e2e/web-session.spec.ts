@@ -13,26 +13,46 @@ function watchTokenRequests(page: Page) {
   return seen;
 }
 
+/** The hidden fields of the platform's sign-in or consent form, as the page has them. */
+async function hiddenFields(page: Page): Promise<Record<string, string>> {
+  const inputs = page.locator('input[type="hidden"]');
+  const fields: Record<string, string> = {};
+  for (const input of await inputs.all())
+    fields[(await input.getAttribute('name'))!] = (await input.getAttribute('value')) ?? '';
+  return fields;
+}
+
 /**
  * Runs the sign-in up to the platform's redirect back to the app, and keeps that callback address
- * without letting the app use it (its scripts are held back): tests then replay or alter it.
+ * without letting the app use it: tests then replay or alter it. The app starts the sign-in (so the
+ * state and PKCE verifier are in its storage); the forms are then sent through the page's own
+ * cookies without following redirects, so the page never reaches the callback. (Holding the app's
+ * scripts back instead was not reliable: Chromium may load the callback in a fresh process, whose
+ * first requests can pass before interception is set up there.)
  */
 async function callbackUrlOf(page: Page, email: string) {
   await page.goto('/');
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('demo-password');
-  await page.route(`${webUrl}/assets/**`, (route) => route.abort());
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  const allow = page.getByRole('button', { name: 'Allow' });
-  const atCallback = () => page.url().startsWith(`${webUrl}/auth/callback?`);
-  await expect.poll(async () => atCallback() || (await allow.isVisible())).toBe(true);
-  if (!atCallback()) {
-    await allow.click();
-    await page.waitForURL(`${webUrl}/auth/callback?*`);
+  await expect(page.getByLabel('Password')).toBeVisible();
+  const send = (path: string, form: Record<string, string>) =>
+    page.request.post(`${platformUrl}${path}`, { form, maxRedirects: 0, headers: { origin: platformUrl } });
+  const signedIn = await send('/auth/login', {
+    ...(await hiddenFields(page)),
+    email,
+    password: 'demo-password',
+  });
+  expect(signedIn.status()).toBe(303);
+  let answer = await page.request.get(new URL(signedIn.headers().location!, platformUrl).href, {
+    maxRedirects: 0,
+  });
+  if (answer.status() === 200) {
+    // The consent page: allow, with its form's fields.
+    await page.setContent(await answer.text());
+    answer = await send('/auth/login/oauth/authorize', { ...(await hiddenFields(page)), decision: 'allow' });
   }
-  const callback = new URL(page.url());
-  await page.unroute(`${webUrl}/assets/**`);
+  expect([302, 303]).toContain(answer.status());
+  const callback = new URL(answer.headers().location!);
+  expect(callback.origin + callback.pathname).toBe(`${webUrl}/auth/callback`);
   return callback;
 }
 
