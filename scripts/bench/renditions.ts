@@ -16,23 +16,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(url).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not start`);
-}
+import { type BenchRow, issuerToken, median, printRows, sleep, waitFor } from './common';
 
 /** Requests per second with keep-alive and `loops` concurrent loops for `ms`, bodies read in full. */
 async function throughput(url: string, ms = 3000, loops = 16) {
@@ -62,13 +46,6 @@ async function timed<T>(work: () => Promise<T>) {
   const started = performance.now();
   const value = await work();
   return { ms: performance.now() - started, value };
-}
-
-export interface BenchRow {
-  id: string;
-  measure: string;
-  ratio: number;
-  target: string;
 }
 
 export async function benchRenditions(rounds = 5): Promise<BenchRow[]> {
@@ -126,16 +103,7 @@ export async function benchRenditions(rounds = 5): Promise<BenchRow[]> {
       waitFor(`${sharpUrl}/?x=0&y=0&w=1&h=1&width=1`),
     ]);
 
-    const token = await new Promise<string>((resolve, reject) => {
-      const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
-        env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
-      });
-      let out = '';
-      script.stdout.on('data', (d) => (out += d));
-      script.on('exit', (code) =>
-        code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
-      );
-    });
+    const token = await issuerToken(platformUrl, dataDir);
     const auth = { authorization: `Bearer ${token}` };
     const api = async (path: string, init: RequestInit = {}) => {
       const response = await fetch(`${platformUrl}${path}`, {
@@ -270,12 +238,6 @@ export async function benchRenditions(rounds = 5): Promise<BenchRow[]> {
     await sleep(200);
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-export function printRows(rows: BenchRow[]) {
-  console.log('\n| id | measure | ratio | target |\n|---|---|---|---|');
-  for (const row of rows)
-    console.log(`| ${row.id} | ${row.measure} | ${row.ratio.toFixed(3)} | ${row.target} |`);
 }
 
 // Run on its own: `tsx scripts/bench/renditions.ts`.

@@ -16,7 +16,8 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFil
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchRenditions, printRows } from './renditions';
+import { issuerToken, median, printRows, waitFor } from './common';
+import { benchRenditions } from './renditions';
 import { benchThumbnails } from './thumbnails';
 import { benchWebVitals } from './web-vitals';
 
@@ -39,10 +40,6 @@ const rounds = 5;
 const uploadBytes = 200 * 1024 * 1024;
 const work = mkdtempSync(join(tmpdir(), 'bench-'));
 const children: ChildProcess[] = [];
-// NaN for no values (BENCH_ONLY=requests measures no uploads).
-const median = (values: number[]) =>
-  values.length === 0 ? NaN : [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function start(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
@@ -51,19 +48,6 @@ function start(args: string[], env: Record<string, string> = {}) {
   });
   children.push(child);
   return child;
-}
-async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(url).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not start`);
 }
 /** utime + stime of a process in clock ticks (1/100 s on Linux). */
 const cpuTicks = (pid: number) => {
@@ -95,16 +79,7 @@ await Promise.all([
 ]);
 
 // A token through the real sign-in flow, with the shell script people use.
-const token = await new Promise<string>((resolve, reject) => {
-  const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
-    env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
-  });
-  let out = '';
-  script.stdout.on('data', (d) => (out += d));
-  script.on('exit', (code) =>
-    code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
-  );
-});
+const token = await issuerToken(platformUrl, dataDir);
 
 // The file: a PDF header, then random bytes (sniffed as PDF, accepted as a financial document).
 const file = join(work, 'upload.pdf');

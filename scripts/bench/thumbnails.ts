@@ -19,26 +19,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
-import type { BenchRow } from './renditions';
+import { type BenchRow, issuerToken, median, printRows, sleep, waitFor } from './common';
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 200; i++) {
-    if (
-      await fetch(url).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not start`);
-}
 
 const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 
@@ -183,16 +167,7 @@ async function startBenchPlatform(
     }),
   );
   await waitFor(`${platformUrl}/healthz`);
-  const token = await new Promise<string>((resolve, reject) => {
-    const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
-      env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
-    });
-    let out = '';
-    script.stdout.on('data', (d) => (out += d));
-    script.on('exit', (code) =>
-      code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
-    );
-  });
+  const token = await issuerToken(platformUrl, dataDir);
   return { platformUrl, token };
 }
 
@@ -331,6 +306,5 @@ if (process.argv[1]?.endsWith('thumbnails.ts') && process.argv[2] === 'upload') 
   await Promise.all(Array.from({ length: loops }, upload));
 } else if (process.argv[1]?.endsWith('thumbnails.ts')) {
   // Run on its own: `tsx scripts/bench/thumbnails.ts`.
-  const { printRows } = await import('./renditions');
   printRows(await benchThumbnails());
 }

@@ -15,24 +15,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
-import type { BenchRow } from './renditions';
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(url: string) {
-  for (let i = 0; i < 300; i++) {
-    if (
-      await fetch(url).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`${url} did not start`);
-}
+import { type BenchRow, median, printRows, sleep, waitFor } from './common';
 
 /** web.dev's "good" thresholds. */
 const good = { lcp: 2500, inp: 200, cls: 0.1 };
@@ -241,6 +224,5 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
 }
 
 if (process.argv[1]?.endsWith('web-vitals.ts')) {
-  const { printRows } = await import('./renditions');
   printRows(await benchWebVitals());
 }
