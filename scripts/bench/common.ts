@@ -1,5 +1,6 @@
 /** What every part of `npm run bench` uses: medians, waiting for servers, a token, the table. */
 import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 
 /** The middle value; NaN for none (a part that measured nothing, as BENCH_ONLY=requests does for S1–S3). */
 export const median = (values: number[]) =>
@@ -34,6 +35,46 @@ export function issuerToken(platformUrl: string, dataDir: string): Promise<strin
       code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
     );
   });
+}
+
+/**
+ * GETs `url` from `loops` concurrent keep-alive loops for `ms`, reading every body in full; answers
+ * each request's latency in milliseconds. Any answer but 200 fails the measure.
+ */
+export async function latencies(
+  url: string,
+  options: { headers?: Record<string, string>; ms: number; loops: number },
+) {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.loops });
+  const samples: number[] = [];
+  const until = performance.now() + options.ms;
+  const loop = async () => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      await new Promise<void>((resolve, reject) =>
+        request(url, { agent, headers: options.headers }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
+          res.resume();
+          res.on('end', () => resolve());
+        })
+          .on('error', reject)
+          .end(),
+      );
+      samples.push(performance.now() - started);
+    }
+  };
+  await Promise.all(Array.from({ length: options.loops }, loop));
+  agent.destroy();
+  return samples;
+}
+
+/** Requests per second of the same load. */
+export async function throughput(
+  url: string,
+  options: { headers?: Record<string, string>; ms?: number; loops: number },
+) {
+  const ms = options.ms ?? 3000;
+  return (await latencies(url, { ...options, ms })).length / (ms / 1000);
 }
 
 export interface BenchRow {

@@ -12,35 +12,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { type BenchRow, issuerToken, median, printRows, sleep, waitFor } from './common';
-
-/** Requests per second with keep-alive and `loops` concurrent loops for `ms`, bodies read in full. */
-async function throughput(url: string, ms = 3000, loops = 16) {
-  const agent = new Agent({ keepAlive: true, maxSockets: loops });
-  let count = 0;
-  const until = performance.now() + ms;
-  const loop = async () => {
-    while (performance.now() < until) {
-      await new Promise<void>((resolve, reject) =>
-        request(url, { agent }, (res) => {
-          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
-          res.resume();
-          res.on('end', () => resolve());
-        })
-          .on('error', reject)
-          .end(),
-      );
-      count++;
-    }
-  };
-  await Promise.all(Array.from({ length: loops }, loop));
-  agent.destroy();
-  return count / (ms / 1000);
-}
+import { type BenchRow, issuerToken, median, printRows, sleep, throughput, waitFor } from './common';
 
 async function timed<T>(work: () => Promise<T>) {
   const started = performance.now();
@@ -144,8 +119,8 @@ export async function benchRenditions(rounds = 5): Promise<BenchRow[]> {
     const oursS6: number[] = [];
     const staticS6: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      staticS6.push(await throughput(`${staticUrl}/document.pdf`));
-      oursS6.push(await throughput(documentUrl));
+      staticS6.push(await throughput(`${staticUrl}/document.pdf`, { loops: 16 }));
+      oursS6.push(await throughput(documentUrl, { loops: 16 }));
     }
 
     // S7, first request: a crop never asked for before in each round (so nothing is cached), the
@@ -194,9 +169,9 @@ export async function benchRenditions(rounds = 5): Promise<BenchRow[]> {
     const staticCached: number[] = [];
     const oursSameBytes: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      staticCached.push(await throughput(`${staticUrl}/rendition.webp`));
-      oursCached.push(await throughput(lastUrl));
-      oursSameBytes.push(await throughput(sameBytesUrl));
+      staticCached.push(await throughput(`${staticUrl}/rendition.webp`, { loops: 16 }));
+      oursCached.push(await throughput(lastUrl, { loops: 16 }));
+      oursSameBytes.push(await throughput(sameBytesUrl, { loops: 16 }));
     }
     const cacheFiles = readdirSync(join(dataDir, 'renditions', 'v1')).length;
 

@@ -13,10 +13,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuerToken, median, printRows, waitFor } from './common';
+import { issuerToken, median, printRows, throughput, waitFor } from './common';
 import { benchRenditions } from './renditions';
 import { benchThumbnails } from './thumbnails';
 import { benchWebVitals } from './web-vitals';
@@ -129,30 +129,6 @@ async function upload(url: string, pid: number, multipart: boolean) {
   return { seconds, ticks: cpuTicks(pid) - ticks, rssGrowth: peak - idle };
 }
 
-/** Requests per second with keep-alive and 32 concurrent loops for `ms`. */
-async function throughput(url: string, headers: Record<string, string>, ms = 3000) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-  let count = 0;
-  const until = performance.now() + ms;
-  const loop = async () => {
-    while (performance.now() < until) {
-      await new Promise<void>((resolve, reject) =>
-        request(url, { agent, headers }, (res) => {
-          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
-          res.resume();
-          res.on('end', () => resolve());
-        })
-          .on('error', reject)
-          .end(),
-      );
-      count++;
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, loop));
-  agent.destroy();
-  return count / (ms / 1000);
-}
-
 try {
   const ours: Awaited<ReturnType<typeof upload>>[] = [];
   const bare: Awaited<ReturnType<typeof upload>>[] = [];
@@ -185,10 +161,17 @@ try {
   const getRates: number[] = [];
   const urlRates: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    helloRates.push(await throughput('http://127.0.0.1:4902/', {}));
-    getRates.push(await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}`, auth));
-    helloRates.push(await throughput('http://127.0.0.1:4902/', {}));
-    urlRates.push(await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}/download_url`, auth));
+    helloRates.push(await throughput('http://127.0.0.1:4902/', { loops: 32 }));
+    getRates.push(
+      await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}`, { headers: auth, loops: 32 }),
+    );
+    helloRates.push(await throughput('http://127.0.0.1:4902/', { loops: 32 }));
+    urlRates.push(
+      await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}/download_url`, {
+        headers: auth,
+        loops: 32,
+      }),
+    );
   }
 
   const rows = [

@@ -13,13 +13,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
-import { type BenchRow, issuerToken, median, printRows, sleep, waitFor } from './common';
+import { type BenchRow, issuerToken, latencies, median, printRows, sleep, waitFor } from './common';
 
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
@@ -53,31 +52,6 @@ async function bareRender(pdf: Buffer) {
   const ms = performance.now() - started;
   await doc.destroy();
   return { ms, bytes: png.length };
-}
-
-/** Latencies (ms) of GET requests from `loops` concurrent keep-alive loops during `ms`. */
-async function latencies(url: string, headers: Record<string, string>, ms: number, loops = 4) {
-  const agent = new Agent({ keepAlive: true, maxSockets: loops });
-  const samples: number[] = [];
-  const until = performance.now() + ms;
-  const loop = async () => {
-    while (performance.now() < until) {
-      const started = performance.now();
-      await new Promise<void>((resolve, reject) =>
-        request(url, { agent, headers }, (res) => {
-          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
-          res.resume();
-          res.on('end', () => resolve());
-        })
-          .on('error', reject)
-          .end(),
-      );
-      samples.push(performance.now() - started);
-    }
-  };
-  await Promise.all(Array.from({ length: loops }, loop));
-  agent.destroy();
-  return samples;
 }
 
 /**
@@ -188,14 +162,14 @@ async function latencyUnderUploads(
   const idleP50: number[] = [];
   const busyP50: number[] = [];
   let uploads = 0;
-  await latencies(url, auth, 1000); // Warm-up.
+  await latencies(url, { headers: auth, ms: 1000, loops: 4 }); // Warm-up.
   for (let i = 0; i < rounds; i++) {
-    const idle = await latencies(url, auth, phaseMs);
+    const idle = await latencies(url, { headers: auth, ms: phaseMs, loops: 4 });
     idleP99.push(percentile(idle, 99));
     idleP50.push(percentile(idle, 50));
     const uploader = startUploads();
     await uploader.started;
-    const busy = await latencies(url, auth, phaseMs);
+    const busy = await latencies(url, { headers: auth, ms: phaseMs, loops: 4 });
     uploads += await uploader.stop();
     busyP99.push(percentile(busy, 99));
     busyP50.push(percentile(busy, 50));
