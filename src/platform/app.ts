@@ -4,18 +4,20 @@ import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import { apiPaths } from '../shared/api/paths';
 import type { PlatformContext } from './context';
 import { openDatabase } from './db/database';
 import { seedDemoData } from './db/demo-seed';
 import type { PlatformConfig } from './env';
 import { installErrorHandling } from './errors';
+import { openApiTransform } from './plugins/openapi';
 import { securityHeaders } from './plugins/security-headers';
 import { pathCors } from './plugins/cors';
 import { RequestLog } from './plugins/request-log';
 import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
+import { metadataRoutes } from './oauth/metadata-routes';
 import { signInRoutes } from './oauth/sign-in-routes';
 import { tokenRoutes } from './oauth/token-routes';
 import { loadSigningKey } from './security/secrets';
@@ -24,9 +26,13 @@ import { meRoutes } from './users/me-routes';
 import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { entityRoutes } from './entities/entity-routes';
+import { reviewRoutes } from './entities/review-routes';
 import { createFsBlobStore } from './storage/fs-blob-store';
 import { AccessTokenCache } from './oauth/access-token-cache';
 import { sweepStorage } from './storage/sweep';
+import { releaseInterruptedKeys } from './assets/idempotency';
+import { maxMultipartFields } from './assets/upload-body';
+import { connectionOptions } from './connection-timeouts';
 import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { join } from 'node:path';
@@ -63,6 +69,7 @@ export async function buildPlatform(
     pdfThumbnails: createPdfThumbnailPool(config.pdfThumbnails),
   };
   await sweepStorage(ctx);
+  await releaseInterruptedKeys(db);
   await ctx.renditions.sweep(db);
 
   const app = Fastify({
@@ -73,6 +80,8 @@ export async function buildPlatform(
     logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
+    // Header, request, idle and keep-alive timeouts (H8).
+    ...connectionOptions(config.http),
     // On stop, end keep-alive and in-flight connections too: a stop should not wait on a slow upload.
     forceCloseConnections: true,
     // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
@@ -89,7 +98,7 @@ export async function buildPlatform(
       servers: [{ url: config.publicUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await securityHeaders(app, {
@@ -115,11 +124,17 @@ export async function buildPlatform(
   });
   await pathCors(app, {
     origins: config.webOrigins,
-    // The token endpoint is called by the proxy only, never from a browser (decisions.md).
-    allowed: (path) => path.startsWith('/v2/core/') && path !== apiPaths.token && path !== apiPaths.revoke,
+    // The token endpoint is called by the proxy only, never from a browser (decisions.md). The
+    // metadata is public, and browser clients read it to configure themselves.
+    // Download URLs too: the web app's PDF viewer reads them with fetch, in ranges. They are signed
+    // capabilities, so letting the app's pages read them adds no access.
+    allowed: (path) =>
+      (path.startsWith('/v2/core/') && path !== apiPaths.token && path !== apiPaths.revoke) ||
+      path === apiPaths.oauthMetadata ||
+      path.startsWith('/files/'),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
-    exposedHeaders: ['ETag', 'Retry-After'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', 'Range'],
+    exposedHeaders: ['ETag', 'Retry-After', 'Accept-Ranges', 'Content-Range', 'Content-Length'],
     maxAge: 600,
   });
   await app.register(rateLimit, {
@@ -141,17 +156,22 @@ export async function buildPlatform(
     await pages.register(signInRoutes, { ctx });
   });
   await app.register(tokenRoutes, { ctx });
+  await app.register(metadataRoutes, { ctx });
   // Everything under /v2/core needs a bearer token, unknown paths included (so they answer 401, not
   // 404, to a stranger), except the token endpoints and the API description.
   const authenticate = bearerAuthentication(ctx);
-  app.addHook('onRequest', (request, _reply, done) => {
+  // The API's rate limit is checked here, before the token, so that requests refused at
+  // authentication count too (H3): a route's own limit hook would only run after this hook. It is
+  // the same per-address budget as the routes' (one store), and a request is counted once.
+  const limitApi = app.rateLimit();
+  app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query === -1 ? request.url : request.url.slice(0, query);
     if (!path.startsWith('/v2/core/') || publicApiPaths.has(path)) return done();
-    // A callback hook rather than an async one: a cached token then costs no promise at all.
-    const lookingUp = authenticate(request);
-    if (lookingUp) lookingUp.then(() => done(), done);
-    else done();
+    limitApi
+      .call(app, request, reply)
+      .then(() => authenticate(request))
+      .then(() => done(), done);
   });
   await app.register(meRoutes, { ctx });
   // Multipart bodies are parsed only where uploads arrive: @fastify/multipart adds two hooks to
@@ -161,10 +181,11 @@ export async function buildPlatform(
       limits: {
         // One more byte than allowed, so that an oversized file is noticed rather than silently cut.
         fileSize: config.maxUploadBytes + 1,
-        files: 1,
-        fields: 20,
+        // One more file than allowed, so that a second file part is refused by its name (H9).
+        files: 2,
+        fields: maxMultipartFields,
         fieldSize: 64 * 1024,
-        parts: 25,
+        parts: maxMultipartFields + 2,
         headerPairs: 100,
       },
     });
@@ -172,6 +193,7 @@ export async function buildPlatform(
   });
   await app.register(assetRoutes, { ctx });
   await app.register(entityRoutes, { ctx });
+  await app.register(reviewRoutes, { ctx });
   await app.register(deliveryRoutes, { ctx });
 
   return app;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().positive();
+const milliseconds = z.coerce.number().int().positive();
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
@@ -20,6 +21,17 @@ const envSchema = z
     REFRESH_TOKEN_TTL: seconds.default(1_209_600),
     DOWNLOAD_URL_TTL: seconds.default(300),
     MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(104_857_600),
+    /**
+     * Slow clients (H8). The defaults leave room for a phone on 3G (~50 KB/s): 100 MB take it about
+     * 35 minutes, and it would have to stall for most of a minute to fall under the minimum rate.
+     */
+    HEADERS_TIMEOUT_MS: milliseconds.default(30_000),
+    REQUEST_TIMEOUT_MS: milliseconds.default(3_600_000),
+    IDLE_TIMEOUT_MS: milliseconds.default(120_000),
+    KEEP_ALIVE_TIMEOUT_MS: milliseconds.default(72_000),
+    UPLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
+    UPLOAD_RATE_WINDOW_MS: milliseconds.default(60_000),
+    UPLOADS_PER_USER: z.coerce.number().int().positive().default(10),
     /** Requests per minute and address on the API; the benchmark raises it. */
     API_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
     TOKEN_RATE_LIMIT: z.coerce.number().int().positive().default(120),
@@ -30,6 +42,10 @@ const envSchema = z
     PDF_THUMBNAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** PDFs over 50 MB get no thumbnail: the whole file is held in memory to render it. */
     PDF_THUMBNAIL_MAX_BYTES: z.coerce.number().int().positive().default(52_428_800),
+  })
+  .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
+    path: ['HEADERS_TIMEOUT_MS'],
+    message: 'must not be longer than REQUEST_TIMEOUT_MS',
   })
   .transform((env) => {
     const publicUrl = env.PLATFORM_PUBLIC_URL ?? `http://${env.PLATFORM_HOST}:${env.PLATFORM_PORT}`;
@@ -50,6 +66,17 @@ const envSchema = z
       refreshTokenTtl: env.REFRESH_TOKEN_TTL,
       downloadUrlTtl: env.DOWNLOAD_URL_TTL,
       maxUploadBytes: env.MAX_UPLOAD_BYTES,
+      http: {
+        headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
+        requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+        idleTimeoutMs: env.IDLE_TIMEOUT_MS,
+        keepAliveTimeoutMs: env.KEEP_ALIVE_TIMEOUT_MS,
+      },
+      uploads: {
+        perUser: env.UPLOADS_PER_USER,
+        minBytesPerSecond: env.UPLOAD_MIN_BYTES_PER_SECOND,
+        rateWindowMs: env.UPLOAD_RATE_WINDOW_MS,
+      },
       apiRateLimit: env.API_RATE_LIMIT,
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       logLevel: env.LOG_LEVEL,

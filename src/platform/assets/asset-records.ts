@@ -5,6 +5,8 @@ import type { PlatformContext } from '../context';
 import { type DB, preparedRead } from '../db/database';
 import type { AssetRow, Database } from '../db/schema';
 import { assetableOwnerId } from '../entities/entities';
+import { recordAccreditationFileChange } from '../entities/accreditations';
+import type { UpdateBody } from './asset-input';
 
 /** The Asset of spec 2.2 as the API answers it, with our additions (size, content type, pixels, times). */
 export function toApiAsset(row: AssetRow, thumbnailId: number | null) {
@@ -24,6 +26,9 @@ export function toApiAsset(row: AssetRow, thumbnailId: number | null) {
     ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
+    // The ETag header of GET /v2/core/assets/:id, also in lists (as Google's APIs do), so that every
+    // asset a client holds can be changed with If-Match without reading it alone first.
+    etag: etagOf(row),
   };
 }
 
@@ -86,4 +91,71 @@ export async function entityAssetRows(ctx: PlatformContext, type: AssetableType,
   return rows
     .filter((r) => r.thumbnail_of === null)
     .map((row) => ({ row, thumbnailId: thumbnails.get(row.id) ?? null }));
+}
+
+/**
+ * Applies an update to an asset, its thumbnail's privacy (decisions.md: a thumbnail shares it) and
+ * its history, in one transaction. Compare-and-set on the version read: undefined when another
+ * update came first.
+ */
+export async function updateAssetRow(
+  ctx: PlatformContext,
+  row: AssetRow,
+  changes: UpdateBody,
+  actorId: number,
+): Promise<AssetRow | undefined> {
+  const at = ctx.clock();
+  return ctx.db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('assets')
+      .set({
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(changes.private !== undefined ? { private: changes.private ? 1 : 0 } : {}),
+        ...(changes.meta !== undefined ? { meta: JSON.stringify(changes.meta) } : {}),
+        version: row.version + 1,
+        updated_at: at,
+      })
+      .where('id', '=', row.id)
+      // Two concurrent updates with the same If-Match cannot both win.
+      .where('version', '=', row.version)
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) return undefined;
+    if (changes.private !== undefined) {
+      await trx
+        .updateTable('assets')
+        .set({ private: changes.private ? 1 : 0 })
+        .where('thumbnail_of', '=', row.id)
+        .execute();
+    }
+    await recordAccreditationFileChange(trx, { before: row, after: updated, actorId, at });
+    return updated;
+  });
+}
+
+/**
+ * Deletes an asset's row and its thumbnail's, and records it, in one transaction; answers the blob
+ * keys to remove afterwards, or undefined when the row was already gone or, with `expectedVersion`
+ * (an If-Match), has changed since: then nothing is deleted or recorded.
+ */
+export async function deleteAssetRows(
+  ctx: PlatformContext,
+  row: AssetRow,
+  actorId: number,
+  expectedVersion?: number,
+): Promise<string[] | undefined> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const children = await trx
+      .selectFrom('assets')
+      .select('blob_key')
+      .where('thumbnail_of', '=', row.id)
+      .execute();
+    let deleteParent = trx.deleteFrom('assets').where('id', '=', row.id);
+    if (expectedVersion !== undefined) deleteParent = deleteParent.where('version', '=', expectedVersion);
+    const { numDeletedRows } = await deleteParent.executeTakeFirst();
+    if (numDeletedRows === 0n) return undefined;
+    await trx.deleteFrom('assets').where('thumbnail_of', '=', row.id).execute();
+    await recordAccreditationFileChange(trx, { before: row, actorId, at: ctx.clock() });
+    return [row.blob_key, ...children.map((c) => c.blob_key)];
+  });
 }

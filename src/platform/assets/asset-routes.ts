@@ -1,20 +1,46 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
-import { ApiError, forbidden, notFound } from '../errors';
+import { forbidden, notFound } from '../errors';
+import { checkIfMatch, preconditionFailed } from '../preconditions';
 import { canSeeAsset, entityAccess } from '../entities/entities';
 import { checkCrop, parseUpdateBody } from './asset-input';
-import { type ApiAsset, etagOf, findAssetWithOwner, thumbnailIdOf, toApiAsset } from './asset-records';
+import {
+  type ApiAsset,
+  deleteAssetRows,
+  etagOf,
+  findAssetWithOwner,
+  thumbnailIdOf,
+  toApiAsset,
+  updateAssetRow,
+} from './asset-records';
 import { createAsset } from './create-asset';
-import { signDownloadUrl } from './download-urls';
+import { createUploadGuard } from './upload-guard';
+import { signDownloadUrl, urlState } from './download-urls';
 import { renditionFor, renditionQuery } from '../media/rendition-request';
 import { maxJsonFileBytes } from './upload-body';
 import { serverBuilt } from '../plugins/response-serializer';
 
-export const idParams = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+/**
+ * `:id` of every route: plain decimal digits without a leading zero, so that one resource has one
+ * URL (H5, U11: `0x10`, `1e1`, `+16`, `016`, ` 16` and `16.0` are 404, not asset 16). Fifteen digits
+ * at most keep it a safe integer.
+ */
+export const idParams = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,14}$/)
+    .transform(Number),
+});
+
+/** Zod validation of every part of a request but the body, which the handler reads itself. */
+const allButBody = (route: { httpPart?: string; schema: unknown }) =>
+  route.httpPart === 'body'
+    ? (data: unknown) => ({ value: data })
+    : validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 const downloadUrlResponse = serverBuilt(z.object({ url: z.url() }));
@@ -31,7 +57,9 @@ const createBodyDoc = z
     meta: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('JSON object (a JSON string in multipart); meta.crop = {x, y, width, height}.'),
+      .describe(
+        'JSON object; in multipart a JSON string, or bracketed fields (meta[crop][x]=10). meta.crop = {x, y, width, height}.',
+      ),
     private: z
       .boolean()
       .optional()
@@ -59,6 +87,7 @@ export async function visibleAsset(ctx: PlatformContext, request: FastifyRequest
  */
 export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
+  const guard = createUploadGuard(ctx.config.uploads);
 
   route.post(
     '/v2/core/assets',
@@ -70,14 +99,22 @@ export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: Pl
         tags: ['assets'],
         security: [{ bearer: [] }],
         headers: z.object({ 'idempotency-key': z.string().optional() }).passthrough(),
+        consumes: ['multipart/form-data', 'application/json'],
         body: createBodyDoc,
-        response: { 201: assetEnvelopeSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 422, 429) },
+        response: {
+          201: assetEnvelopeSchema,
+          ...problems(400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 507),
+        },
       },
       // The body is a stream (multipart) or a data URL: createAsset reads and checks it itself.
       validatorCompiler: () => (data) => ({ value: data }),
+      // After authentication (the app's own onRequest hook runs first): the per-user cap and the
+      // minimum rate (H8).
+      onRequest: async (request, reply) => guard.admit(request, reply),
+      preParsing: async (request, _reply, payload) => guard.abortableBody(request, payload),
     },
     async (request, reply) => {
-      const { response, etag } = await createAsset(ctx, request);
+      const { response, etag } = await createAsset(ctx, request, guard.signalOf(request));
       // A replayed answer comes from the idempotency store as it was first sent.
       const body = response.body as { asset: ApiAsset };
       if (etag) reply.header('etag', etag);
@@ -127,7 +164,8 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         }),
         response: { 200: assetEnvelopeSchema, ...problems(400, 401, 403, 404, 412, 415, 422) },
       },
-      validatorCompiler: () => (data) => ({ value: data }),
+      // parseUpdateBody reads the body (its messages name the fields); the id is checked as everywhere (H5).
+      validatorCompiler: allButBody,
     },
     async (request, reply) => {
       const { row, access } = await visibleAsset(ctx, request, request.params.id);
@@ -135,45 +173,16 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       // A thumbnail follows its parent (privacy, lifetime; decisions.md): changed through it only.
       if (row.thumbnail_of !== null)
         throw forbidden(`This is the thumbnail of asset ${row.thumbnail_of}: change that asset instead.`);
-      const ifMatch = request.headers['if-match'];
-      if (ifMatch !== undefined && ifMatch !== etagOf(row) && ifMatch !== '*') {
-        throw new ApiError(
-          412,
-          'precondition_failed',
-          'The file changed since you read it; reload and try again.',
-        );
-      }
+      checkIfMatch(
+        request.headers['if-match'],
+        etagOf(row),
+        'The file changed since you read it; reload and try again.',
+      );
       const changes = parseUpdateBody(request.body);
       if (changes.meta)
         checkCrop(changes.meta, row.width && row.height ? { width: row.width, height: row.height } : null);
-      const updated = await ctx.db
-        .updateTable('assets')
-        .set({
-          ...(changes.name !== undefined ? { name: changes.name } : {}),
-          ...(changes.private !== undefined ? { private: changes.private ? 1 : 0 } : {}),
-          ...(changes.meta !== undefined ? { meta: JSON.stringify(changes.meta) } : {}),
-          version: row.version + 1,
-          updated_at: ctx.clock(),
-        })
-        .where('id', '=', row.id)
-        // Compare-and-set on the version: two concurrent updates with the same If-Match cannot both win.
-        .where('version', '=', row.version)
-        .returningAll()
-        .executeTakeFirst();
-      if (!updated)
-        throw new ApiError(
-          412,
-          'precondition_failed',
-          'The file changed while you were saving; reload and try again.',
-        );
-      // A thumbnail shares its parent's privacy (decisions.md).
-      if (changes.private !== undefined) {
-        await ctx.db
-          .updateTable('assets')
-          .set({ private: changes.private ? 1 : 0 })
-          .where('thumbnail_of', '=', row.id)
-          .execute();
-      }
+      const updated = await updateAssetRow(ctx, row, changes, request.caller.userId);
+      if (!updated) throw preconditionFailed('The file changed while you were saving; reload and try again.');
       // Renditions of the old crop are never sent (the crop is part of their key); this frees the disk.
       if (changes.meta !== undefined) await ctx.renditions.cropChanged(updated);
       reply.header('etag', etagOf(updated));
@@ -189,7 +198,8 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         tags: ['assets'],
         security: [{ bearer: [] }],
         params: idParams,
-        response: { 204: z.undefined(), ...problems(401, 403, 404) },
+        headers: z.object({ 'if-match': z.string().optional() }).passthrough(),
+        response: { 204: z.undefined(), ...problems(401, 403, 404, 412) },
       },
     },
     async (request, reply) => {
@@ -197,16 +207,20 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       if (access !== 'write') throw forbidden('Only the owner may delete this file.');
       if (row.thumbnail_of !== null)
         throw forbidden(`This is the thumbnail of asset ${row.thumbnail_of}: delete that asset instead.`);
-      const removed = await ctx.db.transaction().execute(async (trx) => {
-        const children = await trx
-          .selectFrom('assets')
-          .select('blob_key')
-          .where('thumbnail_of', '=', row.id)
-          .execute();
-        await trx.deleteFrom('assets').where('thumbnail_of', '=', row.id).execute();
-        await trx.deleteFrom('assets').where('id', '=', row.id).execute();
-        return [row.blob_key, ...children.map((c) => c.blob_key)];
-      });
+      const ifMatch = request.headers['if-match'];
+      checkIfMatch(ifMatch, etagOf(row), 'The file changed since you read it; reload it before deleting.');
+      // With If-Match, the delete is a compare-and-set on the version just checked.
+      const removed = await deleteAssetRows(
+        ctx,
+        row,
+        request.caller.userId,
+        ifMatch === undefined ? undefined : row.version,
+      );
+      if (!removed) {
+        // Deleted or changed by another request meanwhile (RFC 9110: If-Match fails on a gone resource).
+        if (ifMatch === undefined) throw notFound(`No asset ${row.id}.`);
+        throw preconditionFailed('The file changed while you were deleting it; reload it first.');
+      }
       // Rows first, bytes after: a crash in between leaves only unreferenced files, swept at start.
       for (const key of removed) {
         await ctx.blobs.delete(key);
@@ -239,7 +253,7 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         ctx.config.publicUrl,
         ctx.signingKey,
         { assetId: row.id, variant: request.query.variant, width: rendition?.width ?? null, expires },
-        row.blob_key,
+        urlState(row, request.query.variant),
       );
       return { url };
     },

@@ -15,7 +15,8 @@ let otherIssuer: string;
 let admin: string;
 
 beforeAll(async () => {
-  platform = await startPlatform({ MAX_UPLOAD_BYTES: String(5 * 1024 * 1024) });
+  // U12 sends fifty uploads at once from one user: more than the per-user cap (H8) lets through.
+  platform = await startPlatform({ MAX_UPLOAD_BYTES: String(5 * 1024 * 1024), UPLOADS_PER_USER: '50' });
   issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   investor = (await tokensFor(platform, 'investor@demo.test')).access_token;
   admin = (await tokensFor(platform, 'admin@demo.test')).access_token;

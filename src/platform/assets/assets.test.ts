@@ -244,8 +244,9 @@ describe('download URLs and delivery', () => {
 
     const file = await fetch(url);
     expect(file.headers.get('content-type')).toBe('text/csv');
+    // RFC 6266: an ASCII fallback in a quoted string, the exact name in RFC 8187 form.
     expect(file.headers.get('content-disposition')).toBe(
-      `attachment; filename="Q1 _numbers_ _.csv"; filename*=UTF-8''${encodeURIComponent('Q1 "numbers" €.csv')}`,
+      `attachment; filename="Q1 \\"numbers\\" ?.csv"; filename*=UTF-8''Q1%20%22numbers%22%20%E2%82%AC.csv`,
     );
     expect(file.headers.get('x-content-type-options')).toBe('nosniff');
     expect(file.headers.get('content-security-policy')).toContain('sandbox');
@@ -333,11 +334,21 @@ describe('entities, sideloads and links', () => {
     expect(body.assets.every((a) => !a.private)).toBe(true);
   });
 
-  it('lists the catalog', async () => {
+  it('lists the catalog, with which slots hold one file and what each is for in plain words', async () => {
     const body = (await (await api('/v2/core/file_types', investor)).json()) as {
-      file_types: { file_type: string }[];
+      file_types: { file_type: string; label: string; single_file: boolean; purpose: string }[];
     };
     expect(body.file_types).toHaveLength(19);
+    const byName = new Map(body.file_types.map((t) => [t.file_type, t]));
+    for (const one of ['logo', 'cover_image', 'avatar', 'team_member_avatar'])
+      expect(byName.get(one)!.single_file, one).toBe(true);
+    expect(byName.get('drivers_license')!.single_file).toBe(false);
+    expect(byName.get('drivers_license')!.label).toBe("Driver's licence");
+    // The spec's placeholder ("Purpose: to be determined in the interface") is nowhere.
+    for (const t of body.file_types) expect(t.purpose, t.file_type).not.toMatch(/determined/i);
+    expect(byName.get('investors_corporate_resolution')!.purpose).toMatch(
+      /^When the investor invests for a company/,
+    );
   });
 });
 
@@ -421,6 +432,16 @@ describe('OpenAPI', () => {
       expect.arrayContaining(['200', '403', '404', '422']),
     );
     expect(statuses('/v2/core/file_types', 'get')).toContain('200');
+    expect(statuses('/v2/core/assets/{id}', 'delete')).toContain('412');
+    expect(statuses('/v2/core/accreditations/{id}', 'put')).toContain('412');
+    expect(statuses('/v2/core/accreditations/{id}/history', 'get')).toEqual(
+      expect.arrayContaining(['200', '401', '403', '404', '422']),
+    );
+    expect(statuses('/v2/core/products', 'get')).toEqual(expect.arrayContaining(['200', '401', '422']));
+    const productsQuery = doc.paths['/v2/core/products']!.get as unknown as {
+      parameters: { name: string }[];
+    };
+    expect(productsQuery.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['cursor', 'limit']));
     // No collection endpoint for assets (spec 4).
     expect(doc.paths['/v2/core/assets']?.get).toBeUndefined();
   });

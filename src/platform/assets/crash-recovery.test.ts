@@ -17,11 +17,24 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+// U13 keeps thirty uploads of one user in flight: more than the per-user cap (H8) lets through.
 const startChild = (port: number) =>
-  spawnPlatform({ DATA_DIR: dataDir, DEMO_SEED: '1', PLATFORM_PORT: String(port), LOG_LEVEL: 'warn' });
+  spawnPlatform({
+    DATA_DIR: dataDir,
+    DEMO_SEED: '1',
+    PLATFORM_PORT: String(port),
+    LOG_LEVEL: 'warn',
+    UPLOADS_PER_USER: '30',
+  });
 
 /** POSTs a form as a stream that takes about `ms` to send, in 20 even steps. */
-async function pacedPost(url: string, token: string, form: FormData, ms: number) {
+async function pacedPost(
+  url: string,
+  token: string,
+  form: FormData,
+  ms: number,
+  headers: Record<string, string> = {},
+) {
   const encoded = new Response(form);
   const bytes = new Uint8Array(await encoded.arrayBuffer());
   const steps = 20;
@@ -37,7 +50,7 @@ async function pacedPost(url: string, token: string, form: FormData, ms: number)
   });
   return fetch(url, {
     method: 'POST',
-    headers: { ...bearer(token), 'content-type': encoded.headers.get('content-type')! },
+    headers: { ...bearer(token), 'content-type': encoded.headers.get('content-type')!, ...headers },
     body,
     duplex: 'half',
   } as RequestInit);
@@ -100,4 +113,55 @@ it('keeps every asset answered 201 intact after a SIGKILL, with no row missing i
     const bytes = new Uint8Array(await (await fetch(link.url)).arrayBuffer());
     expect(sha256(bytes)).toBe(expected);
   }
+}, 120_000);
+
+// H7: an upload cut off by a crash leaves its Idempotency-Key "in progress"; after the restart, the
+// client's retry with the same key must make the asset (once), not answer 409 for a day.
+it('H7 lets a retry with the same Idempotency-Key succeed after a SIGKILL mid-upload, making one asset', async () => {
+  child?.kill('SIGKILL');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  child = await startChild(port);
+  const webClient = JSON.parse(
+    readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
+  ) as TestPlatform['webClient'];
+  const platform = { url, webClient } as TestPlatform;
+  const { access_token } = await tokensFor(platform, 'issuer@demo.test');
+
+  const bytes = Buffer.concat([
+    Buffer.from('id,value\n'),
+    Buffer.from(randomBytes(1_000_000).toString('hex')),
+  ]);
+  const form = () =>
+    multipartBody(
+      { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+      { name: 'interrupted.csv', bytes },
+    );
+  const key = { 'idempotency-key': `retry-${randomBytes(8).toString('hex')}` };
+  // 20 s to send: the kill comes while the platform is writing the file.
+  const first = pacedPost(`${url}/v2/core/assets`, access_token, form(), 20_000, key).catch(() => undefined);
+  for (let i = 0; i < 2400 && storageState(dataDir).temporary === 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  expect(storageState(dataDir).temporary).toBe(1);
+  child.kill('SIGKILL');
+  expect(await first).toBeUndefined();
+
+  child = await startChild(port);
+  const retry = async () =>
+    fetch(`${url}/v2/core/assets`, {
+      method: 'POST',
+      headers: { ...bearer(access_token), ...key },
+      body: form(),
+    });
+  const retried = await retry();
+  expect(retried.status, await retried.clone().text()).toBe(201);
+  const asset = assetEnvelopeSchema.parse(await retried.json()).asset;
+  // Retried once more, the key answers the same asset: there is one.
+  const again = await retry();
+  expect(again.status).toBe(201);
+  expect(assetEnvelopeSchema.parse(await again.json()).asset.id).toBe(asset.id);
+  const list = (await (
+    await fetch(`${url}/v2/core/investments/1/assets`, { headers: bearer(access_token) })
+  ).json()) as { assets: { name: string }[] };
+  expect(list.assets.filter((a) => a.name === 'interrupted.csv')).toHaveLength(1);
 }, 120_000);

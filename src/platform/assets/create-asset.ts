@@ -3,7 +3,8 @@ import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
 import type { PlatformContext } from '../context';
 import { ApiError, forbidden, notFound, validationFailed } from '../errors';
 import { entityAccess, findEntity } from '../entities/entities';
-import type { StagedBlob } from '../storage/blob-store';
+import { recordAccreditationFileChange } from '../entities/accreditations';
+import { isDiskFull, type StagedBlob } from '../storage/blob-store';
 import {
   checkCrop,
   nameFromFileName,
@@ -41,7 +42,11 @@ async function writableEntity(
  * check everything, then commit the bytes and insert the row. Any failure leaves nothing behind:
  * no row, no file, no temporary file.
  */
-export async function createAsset(ctx: PlatformContext, request: FastifyRequest): Promise<Created> {
+export async function createAsset(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  signal: AbortSignal,
+): Promise<Created> {
   const caller = request.caller;
   const idempotency = new IdempotencyKeys(ctx);
   const key = idempotency.parseHeader(request.headers['idempotency-key']);
@@ -52,13 +57,18 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
   let thumbnailKey: string | undefined;
   let inserted = false;
   try {
-    const body = await readUploadBody(request, ctx.blobs, async (fieldsSoFar) => {
-      // Refuse a bad target before reading a byte of the file, when the fields came first.
-      const early = parseEarlyFields(fieldsSoFar);
-      if (!early) return ctx.config.maxUploadBytes;
-      await writableEntity(ctx, request, early);
-      return maxBytesFor(early.fileType, ctx.config.maxUploadBytes);
-    });
+    const body = await readUploadBody(
+      request,
+      ctx.blobs,
+      async (fieldsSoFar) => {
+        // Refuse a bad target before reading a byte of the file, when the fields came first.
+        const early = parseEarlyFields(fieldsSoFar);
+        if (!early) return ctx.config.maxUploadBytes;
+        await writableEntity(ctx, request, early);
+        return maxBytesFor(early.fileType, ctx.config.maxUploadBytes);
+      },
+      signal,
+    );
     staged = body.staged;
     const input = parseCreateFields(body.fields);
     const entity = await writableEntity(ctx, request, input);
@@ -135,20 +145,39 @@ export async function createAsset(ctx: PlatformContext, request: FastifyRequest)
         .returningAll()
         .executeTakeFirstOrThrow();
       const thumbnailId = thumbnail ? await insertThumbnailRow(trx, row, thumbnail) : null;
+      await recordAccreditationFileChange(trx, { after: row, actorId: caller.userId, at: now });
       const response = { status: 201, body: { asset: toApiAsset(row, thumbnailId) } };
-      if (key) await idempotency.complete(trx, caller.userId, key, hash, response);
+      if (key && claim?.kind === 'new')
+        await idempotency.complete(trx, caller.userId, key, claim.claimedAt, hash, response);
       return { response, etag: etagOf(row) };
     });
     inserted = true;
     return created;
+  } catch (error) {
+    if (isDiskFull(error)) throw await insufficientStorage(ctx, request);
+    throw error;
   } finally {
     if (!inserted) {
       if (thumbnailKey) await ctx.blobs.delete(thumbnailKey);
       if (committedKey) await ctx.blobs.delete(committedKey);
       else await staged?.discard();
-      if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key);
+      if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key, claim.claimedAt);
     }
   }
+}
+
+/** A full disk is no bug (H11): a 507 for the client, and one log line saying how much room is left. */
+async function insufficientStorage(ctx: PlatformContext, request: FastifyRequest) {
+  const freeBytes = await ctx.blobs.freeBytes().catch(() => undefined);
+  request.log.error({ freeBytes }, 'upload refused: the disk is full');
+  return new ApiError(
+    507,
+    'insufficient_storage',
+    'The platform has no room to store this file right now; nothing was kept. Try again later.',
+    undefined,
+    // The rest of the body is unread: close rather than take it in.
+    { connection: 'close' },
+  );
 }
 
 export async function openBlob(ctx: PlatformContext, key: string) {

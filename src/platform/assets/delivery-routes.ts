@@ -1,40 +1,47 @@
-import type { FastifyInstance } from 'fastify';
+import { create as contentDisposition } from 'content-disposition';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fresh from 'fresh';
+import parseRange from 'range-parser';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { ApiError, notFound } from '../errors';
 import { findAssetRow } from './asset-records';
-import { deliveryPath, signatureMatches, variants } from './download-urls';
+import { deliveryPath, signatureMatches, urlState } from './download-urls';
 import { idParams } from './asset-routes';
 import { originalFile, renditionFile } from '../media/delivered-file';
+import { renditionFor, variants } from '../media/rendition-request';
 
 const inlineTypes = /^(image\/(jpeg|png|webp|gif|avif)|application\/pdf)$/;
 
-/** `Content-Disposition` with an ASCII fallback and the exact name in RFC 5987 form. */
-export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
+const invalidLink = () =>
+  new ApiError(403, 'invalid_signature', 'This download link is not valid (any more); ask for a new one.');
+const expiredLink = () =>
+  new ApiError(403, 'link_expired', 'This download link has expired; ask for a new one.');
 
-/** Parses a single `bytes=a-b`, `bytes=a-` or `bytes=-n` range; multiple ranges are not offered. */
-function parseRange(
-  header: string | undefined,
-  size: number,
-): { start: number; end: number } | 'unsatisfiable' | undefined {
-  if (!header) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  let start: number;
-  let end: number;
-  if (match[1] === '') {
-    start = Math.max(0, size - Number(match[2]));
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  if (start > end || start >= size) return 'unsatisfiable';
-  return { start, end };
+/** A file's bytes, of its own type: sent as a stream, never serialized; documented as binary. */
+const bytes = (description: string) => ({
+  description,
+  content: { '*/*': { schema: z.custom<Readable>().meta({ type: 'string', format: 'binary' }) } },
+});
+const noBody = z.undefined();
+const problem = (description: string) => problemSchema.describe(description);
+
+/**
+ * The range to send, per RFC 9110: none unless `If-Range` (when sent) is the current ETag, compared
+ * strongly (a date never matches: there is no Last-Modified); overlapping and adjacent ranges are
+ * merged; a malformed header, another unit or several disjoint ranges get the whole file (14.2 lets
+ * a server ignore Range, and no client here needs multipart/byteranges).
+ */
+function rangeOf(request: FastifyRequest, etag: string, size: number) {
+  const { range, 'if-range': ifRange } = request.headers;
+  if (!range || (ifRange !== undefined && ifRange !== etag)) return undefined;
+  const ranges = parseRange(size, range, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return ranges[0];
 }
 
 /**
@@ -46,59 +53,79 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     method: ['GET', 'HEAD'],
     url: deliveryPath(':id' as unknown as number),
     schema: {
-      hide: true,
+      summary: 'Download a file by the signed URL of GET /v2/core/assets/{id}/download_url',
+      description:
+        'The signature is the credential: no bearer token. Range, If-Range and If-None-Match are honoured. ' +
+        'A URL stops working when it expires, and at once when its asset is deleted, made private or ' +
+        'public, or (for variant=cropped) given another crop.',
+      tags: ['assets'],
       params: idParams,
       querystring: z.object({
         variant: z.enum(variants),
-        width: z.coerce.number().int().positive().optional(),
-        expires: z.coerce.number().int().positive(),
+        width: z.coerce.number().int().positive().optional().describe('Renditions: the rounded width.'),
+        expires: z.coerce.number().int().positive().describe('Unix seconds.'),
         signature: z.string().min(1),
       }),
+      response: {
+        200: bytes('The file, or its rendition (WebP).'),
+        206: bytes('One range of the file (Content-Range says which).'),
+        304: noBody.describe('Not modified: the If-None-Match ETag is current.'),
+        403: problem('A signature that does not match, a link that expired or was ended by a change.'),
+        404: problem('An id that is not a plain decimal number, or a file deleted while being sent.'),
+        409: problem('A rendition whose crop changed while it was being sent; ask for a new link.'),
+        416: noBody.describe('No range satisfiable; Content-Range: bytes */size.'),
+        422: problem('A query that is not a download URL (a parameter missing or malformed).'),
+      },
     },
     handler: async (request, reply) => {
       const { id } = request.params;
       const { variant, width, expires, signature } = request.query;
-      const row = await findAssetRow(ctx, id);
-      if (!row) throw notFound('This file no longer exists.');
-      const target = { assetId: id, variant, width: width ?? null, expires };
-      if (!signatureMatches(ctx.signingKey, target, row.blob_key, signature)) {
-        throw new ApiError(403, 'invalid_signature', 'This download link is not valid.');
-      }
       const secondsLeft = expires - Math.floor(ctx.clock() / 1000);
-      if (secondsLeft <= 0)
-        throw new ApiError(403, 'link_expired', 'This download link has expired; ask for a new one.');
+      if (secondsLeft <= 0) throw expiredLink();
+      const row = await findAssetRow(ctx, id);
+      const target = { assetId: id, variant, width: width ?? null, expires };
+      // A missing asset answers like a bad signature, so that nobody without a link learns which ids
+      // exist (H4); nothing about the asset is looked at before the signature holds.
+      if (!row || !signatureMatches(ctx.signingKey, target, urlState(row, variant), signature))
+        throw invalidLink();
 
       const file =
-        variant === 'original' ? originalFile(ctx, row) : await renditionFile(ctx, row, { variant, width });
-      const range = parseRange(request.headers.range, file.size);
-      reply.headers({
-        'content-type': file.contentType,
-        'content-disposition': contentDisposition(
-          inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
-          file.name,
-        ),
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-        // Images are shown by the web app, which lives on another origin.
-        'cross-origin-resource-policy': 'cross-origin',
-        'accept-ranges': 'bytes',
-        'cache-control': `private, max-age=${secondsLeft}`,
-        etag: file.etag,
-      });
+        variant === 'original'
+          ? originalFile(ctx, row)
+          : renditionFile(ctx, row, renditionFor(row, { variant, width })!);
+      const validators = { etag: file.etag, 'cache-control': `private, max-age=${secondsLeft}` };
+      // Only If-None-Match: `Cache-Control: no-cache` in a request is for caches on the way (RFC 9111
+      // 5.2.1.4), not a reason for the origin to skip the comparison, and fetch() sends it with every
+      // conditional request (fresh() would then never answer 304).
+      if (fresh({ 'if-none-match': request.headers['if-none-match'] }, validators))
+        return reply.code(304).headers(validators).send(undefined);
+
+      const opened = await file.open();
+      const range = rangeOf(request, file.etag, opened.size);
       if (range === 'unsatisfiable') {
-        await file.close();
-        return reply.code(416).header('content-range', `bytes */${file.size}`).send();
+        await opened.close();
+        return reply.code(416).header('content-range', `bytes */${opened.size}`).send(undefined);
       }
-      const length = range ? range.end - range.start + 1 : file.size;
-      reply.header('content-length', length);
-      if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
-      if (request.method === 'HEAD') {
-        await file.close();
-        return reply.send();
-      }
-      const stream = await file.open(range);
-      if (!stream) throw notFound('This file no longer exists.');
-      return reply.send(stream);
+      const body = request.method === 'HEAD' ? undefined : await opened.stream(range);
+      if (request.method === 'HEAD') await opened.close();
+      else if (!body) throw notFound('This file no longer exists.');
+
+      if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${opened.size}`);
+      return reply
+        .headers({
+          ...validators,
+          'content-type': file.contentType,
+          'content-length': range ? range.end - range.start + 1 : opened.size,
+          'content-disposition': contentDisposition(file.name, {
+            type: inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
+          }),
+          'accept-ranges': 'bytes',
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+          // Images are shown by the web app, which lives on another origin.
+          'cross-origin-resource-policy': 'cross-origin',
+        })
+        .send(body);
     },
   });
 }

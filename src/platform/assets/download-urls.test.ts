@@ -5,12 +5,12 @@ import { deliveryPath, type DownloadTarget, signatureMatches, signDownloadUrl } 
 const key = Buffer.alloc(32, 7);
 
 /** The URL as the URL class builds it: what signDownloadUrl writes as a string. */
-function viaUrlClass(publicUrl: string, target: DownloadTarget, blobKey: string) {
+function viaUrlClass(publicUrl: string, target: DownloadTarget, state: string) {
   const url = new URL(deliveryPath(target.assetId), publicUrl);
   url.searchParams.set('variant', target.variant);
   if (target.width !== null) url.searchParams.set('width', String(target.width));
   url.searchParams.set('expires', String(target.expires));
-  const payload = `download:${target.assetId}:${blobKey}:${target.variant}:${target.width ?? ''}:${target.expires}`;
+  const payload = `download:${target.assetId}:${target.variant}:${target.width ?? ''}:${target.expires}:${state}`;
   url.searchParams.set('signature', hmac(key, payload));
   return url.toString();
 }
@@ -32,19 +32,19 @@ describe('signDownloadUrl', () => {
   it('writes exactly the URL the URL class would build', () => {
     for (const publicUrl of publicUrls) {
       for (const [i, target] of targets.entries()) {
-        const blobKey = `blob-${i}_key-${'x'.repeat(i * 10)}`;
-        expect(signDownloadUrl(publicUrl, key, target, blobKey)).toBe(
-          viaUrlClass(publicUrl, target, blobKey),
-        );
+        const state = `blob-${i}_key-${'x'.repeat(i * 10)}:${i % 2}:${i === 2 ? 'c1_2_3_4' : ''}`;
+        expect(signDownloadUrl(publicUrl, key, target, state)).toBe(viaUrlClass(publicUrl, target, state));
       }
     }
   });
 
   it('signs what delivery checks', () => {
     const target = targets[1]!;
-    const url = new URL(signDownloadUrl('http://127.0.0.1:4000', key, target, 'blob'));
+    const state = 'blob:0:';
+    const url = new URL(signDownloadUrl('http://127.0.0.1:4000', key, target, state));
     const signature = url.searchParams.get('signature')!;
-    expect(signatureMatches(key, target, 'blob', signature)).toBe(true);
-    expect(signatureMatches(key, { ...target, width: 800 }, 'blob', signature)).toBe(false);
+    expect(signatureMatches(key, target, state, signature)).toBe(true);
+    expect(signatureMatches(key, { ...target, width: 800 }, state, signature)).toBe(false);
+    expect(signatureMatches(key, target, 'blob:1:', signature)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
+import { cropOf } from '../../shared/assets/crop';
+import type { AssetRow } from '../db/schema';
+import { cropTag, type Variant } from '../media/rendition-request';
 import { hmac, safeEqual } from '../security/secrets';
-
-export const variants = ['original', 'cropped', 'preview'] as const;
-export type Variant = (typeof variants)[number];
 
 export interface DownloadTarget {
   assetId: number;
@@ -13,25 +13,37 @@ export interface DownloadTarget {
 
 export const deliveryPath = (assetId: number) => `/files/assets/${assetId}`;
 
-const payload = (t: DownloadTarget, blobKey: string) =>
-  `download:${t.assetId}:${blobKey}:${t.variant}:${t.width ?? ''}:${t.expires}`;
+/**
+ * What a URL is bound to besides its target (H2): the stored bytes (a delete ends them), the
+ * privacy and, for `cropped`, the crop. Delivery recomputes it from the row it reads anyway, so a
+ * change to any of them ends every URL issued before, at once and at no extra cost. A rename or any
+ * other meta change leaves URLs working on purpose: a name grants no access, and what the bytes show
+ * does not change.
+ */
+export function urlState(row: Pick<AssetRow, 'blob_key' | 'private' | 'meta'>, variant: Variant): string {
+  const crop =
+    variant === 'cropped' ? cropTag(cropOf(JSON.parse(row.meta) as Record<string, unknown>) ?? null) : '';
+  return `${row.blob_key}:${row.private}:${crop}`;
+}
+
+const payload = (t: DownloadTarget, state: string) =>
+  `download:${t.assetId}:${t.variant}:${t.width ?? ''}:${t.expires}:${state}`;
 
 /**
- * An absolute, time-limited URL signed with HMAC-SHA256. The signature covers the asset id, its
- * stored blob, the variant, the width and the expiry, so changing any of them (or deleting the
- * asset) breaks it.
+ * An absolute, time-limited URL signed with HMAC-SHA256. The signature covers the asset id, the
+ * variant, the width, the expiry and the asset's `urlState`, so changing any of them breaks it.
  */
 export function signDownloadUrl(
   publicUrl: string,
   key: Buffer,
   target: DownloadTarget,
-  blobKey: string,
+  state: string,
 ): string {
   // The URL `new URL(deliveryPath(id), publicUrl)` with these search params would be, written as a
   // string: the values are a lowercase word, digits and base64url, which form encoding leaves as they
   // are, and building the URL object cost as much as the HMAC (download-urls.test.ts compares the two).
   const width = target.width === null ? '' : `&width=${target.width}`;
-  const signature = hmac(key, payload(target, blobKey));
+  const signature = hmac(key, payload(target, state));
   return `${originOf(publicUrl)}${deliveryPath(target.assetId)}?variant=${target.variant}${width}&expires=${target.expires}&signature=${signature}`;
 }
 
@@ -49,8 +61,8 @@ function originOf(publicUrl: string): string {
 export function signatureMatches(
   key: Buffer,
   target: DownloadTarget,
-  blobKey: string,
+  state: string,
   signature: string,
 ): boolean {
-  return safeEqual(signature, hmac(key, payload(target, blobKey)));
+  return safeEqual(signature, hmac(key, payload(target, state)));
 }

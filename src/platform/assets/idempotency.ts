@@ -12,12 +12,22 @@ export interface StoredResponse {
   body: unknown;
 }
 
-export type Claim = { kind: 'new' } | { kind: 'replay'; requestHash: string; response: StoredResponse };
+/**
+ * `claimedAt` (the row's `created_at` when this request claimed the key) fences the claim: once
+ * another request has taken the key over, this one can neither complete nor release it.
+ */
+export type Claim =
+  { kind: 'new'; claimedAt: number } | { kind: 'replay'; requestHash: string; response: StoredResponse };
 
 /**
  * Idempotency-Key for `POST /v2/core/assets` (decisions.md): the same key from the same user within
  * 24 hours answers the first result; the same key with another request answers 422; a key whose
  * first request is still running answers 409, so a retry can never make a second asset.
+ *
+ * A key is "running" only as long as its request can be (H7): the keys of requests cut off by a
+ * stop or a crash are released at start (`releaseInterruptedKeys`), and a request running for
+ * longer than the upload time limit (REQUEST_TIMEOUT_MS, by which its body must have arrived) is
+ * taken over by the next request with its key.
  */
 export class IdempotencyKeys {
   constructor(private readonly ctx: PlatformContext) {}
@@ -35,7 +45,7 @@ export class IdempotencyKeys {
   }
 
   async claim(userId: number, key: string): Promise<Claim> {
-    const { db, clock } = this.ctx;
+    const { db, clock, config } = this.ctx;
     const now = clock();
     await db
       .deleteFrom('idempotency_keys')
@@ -46,7 +56,7 @@ export class IdempotencyKeys {
       .values({ user_id: userId, key, created_at: now })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
-    if (inserted.numInsertedOrUpdatedRows === 1n) return { kind: 'new' };
+    if (inserted.numInsertedOrUpdatedRows === 1n) return { kind: 'new', claimedAt: now };
     const row = await db
       .selectFrom('idempotency_keys')
       .selectAll()
@@ -54,6 +64,18 @@ export class IdempotencyKeys {
       .where('key', '=', key)
       .executeTakeFirstOrThrow();
     if (row.request_hash === null || row.response === null || row.status === null) {
+      if (row.created_at <= now - config.http.requestTimeoutMs) {
+        // Compare-and-set on the old claim's time: of two retries, one takes the key over.
+        const taken = await db
+          .updateTable('idempotency_keys')
+          .set({ created_at: now })
+          .where('user_id', '=', userId)
+          .where('key', '=', key)
+          .where('request_hash', 'is', null)
+          .where('created_at', '=', row.created_at)
+          .executeTakeFirst();
+        if (taken.numUpdatedRows === 1n) return { kind: 'new', claimedAt: now };
+      }
       throw new ApiError(
         409,
         'request_in_progress',
@@ -67,31 +89,57 @@ export class IdempotencyKeys {
     };
   }
 
-  /** Records the answer in the same transaction that created the asset. */
+  /**
+   * Records the answer in the same transaction that created the asset; throws (undoing that
+   * transaction) when the claim was taken over meanwhile, so that one key never makes two assets.
+   */
   async complete(
     trx: Kysely<Database>,
     userId: number,
     key: string,
+    claimedAt: number,
     requestHash: string,
     response: StoredResponse,
   ) {
-    await trx
+    const recorded = await trx
       .updateTable('idempotency_keys')
       .set({ request_hash: requestHash, status: response.status, response: JSON.stringify(response.body) })
       .where('user_id', '=', userId)
       .where('key', '=', key)
-      .execute();
+      .where('request_hash', 'is', null)
+      .where('created_at', '=', claimedAt)
+      .executeTakeFirst();
+    if (recorded.numUpdatedRows !== 1n) {
+      throw new ApiError(
+        409,
+        'request_in_progress',
+        'This request ran past the upload time limit and a retry with the same Idempotency-Key took its place.',
+      );
+    }
   }
 
   /** A failed first request frees its key, so the client can retry with it. */
-  async release(userId: number, key: string) {
+  async release(userId: number, key: string, claimedAt: number) {
     await this.ctx.db
       .deleteFrom('idempotency_keys')
       .where('user_id', '=', userId)
       .where('key', '=', key)
       .where('request_hash', 'is', null)
+      .where('created_at', '=', claimedAt)
       .execute();
   }
+}
+
+/**
+ * At start no request is running yet: a key still in progress belongs to a request that the last
+ * stop or crash cut off, and would answer its retries 409 for a day (H7).
+ */
+export async function releaseInterruptedKeys(db: Kysely<Database>): Promise<number> {
+  const released = await db
+    .deleteFrom('idempotency_keys')
+    .where('request_hash', 'is', null)
+    .executeTakeFirst();
+  return Number(released.numDeletedRows);
 }
 
 /** What makes two create requests "the same": their fields and the file's bytes. */

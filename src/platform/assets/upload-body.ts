@@ -3,6 +3,7 @@ import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { ApiError, validationFailed } from '../errors';
 import { type BlobStore, BlobTooLargeError, type StagedBlob } from '../storage/blob-store';
+import { fieldPath, MultipartFields } from './multipart-fields';
 
 /** The body of a create request, whatever its form, with the file staged (not yet committed). */
 export interface UploadBody {
@@ -17,37 +18,66 @@ export interface UploadBody {
  */
 export type BeforeFile = (fields: Record<string, unknown>) => Promise<number>;
 
-/** `asset[file_type]` and `file_type` name the same field (decisions.md: both multipart forms). */
-const fieldName = (name: string) => /^asset\[([a-z_]+)\]$/.exec(name)?.[1] ?? name;
-
 const dataUrlPattern = /^data:([\w.+-]+\/[\w.+-]+)?(;[\w-]+=[\w.+-]+)*;base64,([A-Za-z0-9+/]*={0,2})$/;
 export const maxJsonFileBytes = 10 * 1024 * 1024;
+/** Text fields a multipart create may have: enough for bracketed meta (`meta[crop][x]`, …). */
+export const maxMultipartFields = 100;
 
-/** multipart/form-data: fields before the file are checked before the file is read. */
+/** RFC 2046: a multipart body is unreadable without a boundary of 1 to 70 characters. */
+const boundaryPattern = /;\s*boundary\s*=\s*(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(;|$)/i;
+
+/**
+ * multipart/form-data: fields before the file are checked before the file is read. A body that
+ * cannot be read is the client's fault and answers 400 naming it (H9); a client that goes away is
+ * logged as such, not as our error (H12); `signal` aborts the reading (a too slow upload, H8).
+ */
 async function readMultipart(
   request: FastifyRequest,
   store: BlobStore,
   beforeFile: BeforeFile,
+  signal: AbortSignal,
 ): Promise<UploadBody> {
-  const fields: Record<string, unknown> = {};
+  if (!boundaryPattern.test(request.headers['content-type'] ?? '')) {
+    throw new ApiError(
+      400,
+      'malformed_request',
+      'The multipart body has no boundary: send Content-Type: multipart/form-data; boundary=….',
+    );
+  }
+  const fields = new MultipartFields();
+  const parts = request.parts();
   let staged: StagedBlob | undefined;
   let fileName: string | undefined;
   try {
-    for await (const part of request.parts()) {
-      const name = fieldName(part.fieldname);
+    for (;;) {
+      const next = await nextPart(parts, signal).catch((error: unknown) => {
+        throw multipartFault(error, request);
+      });
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'file') {
+        const name = fieldPath(part.fieldname)?.join('.') ?? part.fieldname;
         if (name !== 'file' || staged) {
           part.file.resume();
           throw validationFailed([
             { field: name, message: 'only one file, in the field "file", is accepted' },
           ]);
         }
-        const maxBytes = await beforeFile(fields);
+        const maxBytes = await beforeFile(fields.result());
         fileName = part.filename;
-        staged = await stage(store, part.file, maxBytes);
+        const abort = () => part.file.destroy(signal.reason as Error);
+        signal.addEventListener('abort', abort, { once: true });
+        try {
+          staged = await stage(store, part.file, maxBytes);
+        } catch (error) {
+          // The body's own failures (cut off, client gone, too slow) say so; the disk's pass as they are.
+          const fromBody = error === part.file.errored || request.raw.readableAborted;
+          throw fromBody ? multipartFault(error, request) : error;
+        } finally {
+          signal.removeEventListener('abort', abort);
+        }
       } else {
-        if (name in fields) throw validationFailed([{ field: name, message: 'is given more than once' }]);
-        fields[name] = part.value;
+        fields.add(part.fieldname, part.value);
       }
     }
   } catch (error) {
@@ -55,7 +85,39 @@ async function readMultipart(
     throw error;
   }
   if (!staged) throw validationFailed([{ field: 'file', message: 'is required' }]);
-  return { fields, fileName, staged };
+  return { fields: fields.result(), fileName, staged };
+}
+
+/** The next part, or the abort's reason as soon as `signal` aborts. */
+function nextPart<T>(parts: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T>> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', abort, { once: true });
+    parts
+      .next()
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/** What an error met while reading a multipart body means for the client. */
+function multipartFault(error: unknown, request: FastifyRequest): unknown {
+  if (error instanceof ApiError) return error;
+  if (request.raw.readableAborted) {
+    // Not a fault of ours: a cancelled upload, a closed tab, a lost connection.
+    request.log.info('upload cancelled: the connection closed before the whole body arrived');
+    return new ApiError(499, 'client_closed_request', 'The connection closed before the body was complete.');
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'FST_FILES_LIMIT')
+    return validationFailed([{ field: 'file', message: 'only one file, in the field "file", is accepted' }]);
+  if (code === 'FST_FIELDS_LIMIT' || code === 'FST_PARTS_LIMIT')
+    return validationFailed([{ field: 'body', message: `has more than ${maxMultipartFields} fields` }]);
+  if (code === 'FST_PROTO_VIOLATION')
+    return validationFailed([{ field: 'body', message: 'has a field named like an object property' }]);
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ApiError(400, 'malformed_request', `The multipart body could not be read: ${reason}.`);
 }
 
 /** JSON with the file as a base64 `data:` URL (small files only), flat or wrapped under `asset`. */
@@ -110,8 +172,9 @@ export function readUploadBody(
   request: FastifyRequest,
   store: BlobStore,
   beforeFile: BeforeFile,
+  signal: AbortSignal,
 ): Promise<UploadBody> {
   return request.isMultipart()
-    ? readMultipart(request, store, beforeFile)
+    ? readMultipart(request, store, beforeFile, signal)
     : readJson(request, store, beforeFile);
 }

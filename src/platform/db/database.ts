@@ -5,11 +5,13 @@ import { CompiledQuery, Kysely, Migrator, SqliteDialect, type Compilable, type M
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001-identity-and-entities';
 import * as m0002 from './migrations/0002-assets';
+import * as m0003 from './migrations/0003-accreditation-history';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
 const migrations: Record<string, Migration> = {
   '0001-identity-and-entities': m0001,
   '0002-assets': m0002,
+  '0003-accreditation-history': m0003,
 };
 
 export type DB = Kysely<Database>;

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { AssetableType, Role } from '../../shared/api/me';
+import type { HistoryAction } from '../../shared/api/review';
 
 /**
  * Tables of the platform's database. Timestamps are integer milliseconds since the epoch;
@@ -21,6 +22,7 @@ export interface Database {
   indications_of_interest: IndicationsOfInterestTable;
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;
+  accreditation_history: AccreditationHistoryTable;
 }
 
 export interface UsersTable {
@@ -134,6 +136,8 @@ export interface AccreditationsTable {
   reviewed_by: number | null;
   reviewed_at: number | null;
   created_at: number;
+  /** Bumped at every change of the review state; the accreditation's ETag. */
+  version: Generated<number>;
 }
 export interface IndicationsOfInterestTable {
   id: Generated<number>;
@@ -181,4 +185,24 @@ export interface IdempotencyKeysTable {
   status: number | null;
   response: string | null;
   created_at: number;
+}
+
+/**
+ * Every decision on an accreditation and every change to its files, append-only: no code updates or
+ * deletes a row, and triggers refuse it in the database (migration 0003).
+ */
+export interface AccreditationHistoryTable {
+  id: Generated<number>;
+  accreditation_id: number;
+  at: number;
+  actor_id: number;
+  action: HistoryAction;
+  /** The reviewer's note of a decision. */
+  note: string | null;
+  /** The file's id, name and type at the time (file actions only); the id outlives the file. */
+  asset_id: number | null;
+  file_name: string | null;
+  /** A rename's name before. */
+  file_previous_name: string | null;
+  file_type: string | null;
 }

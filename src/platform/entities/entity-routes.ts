@@ -1,22 +1,47 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { accreditationSchema } from '../../shared/api/accreditations';
 import { entityPath, entityPaths } from '../../shared/api/entities';
 import { assetableTypes, type AssetableType } from '../../shared/api/me';
 import { problemSchema } from '../../shared/api/problem';
+import { productListSchema, productPartSchema, productSchema } from '../../shared/api/products';
 import { assetSchema } from '../../shared/assets/asset';
 import { fileTypes } from '../../shared/assets/file-types';
 import { entityAssetRows, toApiAsset } from '../assets/asset-records';
 import { idParams } from '../assets/asset-routes';
 import type { PlatformContext } from '../context';
-import { forbidden, notFound, validationFailed } from '../errors';
-import { canSeeAsset, entityAccess, findEntity } from './entities';
+import { notFound } from '../errors';
+import { decodeCursor, pageQuery } from '../paging';
+import { accreditationView } from './accreditations';
+import { canSeeAsset, type Entity, entityAccess, findEntity } from './entities';
+import { productList, productOf, productParts, readableProducts } from './products';
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 const assetsSchema = z.array(assetSchema);
 
+const fileTypeSchema = z.object({
+  file_type: z.string(),
+  label: z.string(),
+  assetable_type: z.enum(assetableTypes),
+  assetable_type_is_ours: z.boolean(),
+  document_type: z.enum(['file', 'image']),
+  thumbifiable: z.boolean(),
+  purpose: z.string(),
+  single_file: z.boolean(),
+  accepts: z.array(z.string()),
+  max_bytes: z.number().int(),
+  private_by_default: z.boolean(),
+  crop_aspect: z.object({ ratio: z.number().nullable(), round: z.boolean() }).nullable(),
+});
+
 /** The entity if the caller may see it (else 404), and the assets of it they may see. */
-async function visibleEntity(ctx: PlatformContext, request: FastifyRequest, type: AssetableType, id: number) {
+export async function visibleEntity(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  type: AssetableType,
+  id: number,
+) {
   const entity = await findEntity(ctx, type, id);
   const access = entity ? entityAccess(request.caller, entity) : 'none';
   if (!entity || access === 'none') throw notFound(`No ${type} ${id}.`);
@@ -27,48 +52,51 @@ async function visibleEntity(ctx: PlatformContext, request: FastifyRequest, type
 }
 
 const linksOf = (type: AssetableType, id: number) => ({ assets: `${entityPath(type, id)}/assets` });
-
-/** An accreditation with its review state and owner, as the review endpoints answer it. */
-async function accreditationView(ctx: PlatformContext, id: number) {
-  const a = await ctx.db
-    .selectFrom('accreditations')
-    .innerJoin('users', 'users.id', 'accreditations.owner_id')
-    .select([
-      'accreditations.id',
-      'accreditations.name',
-      'accreditations.status',
-      'accreditations.review_note',
-      'accreditations.reviewed_at',
-      'users.id as owner_id',
-      'users.name as owner_name',
-      'users.email as owner_email',
-    ])
-    .where('accreditations.id', '=', id)
-    .executeTakeFirstOrThrow();
-  return {
-    id: a.id,
-    name: a.name,
-    status: a.status,
-    review_note: a.review_note,
-    reviewed_at: a.reviewed_at === null ? null : new Date(a.reviewed_at).toISOString(),
-    owner: { id: a.owner_id, name: a.owner_name, email: a.owner_email },
-    links: linksOf('Accreditation', a.id),
-  };
-}
-
-const accreditationSchema = z.object({
+const baseEntitySchema = z.object({
   id: z.number().int(),
   name: z.string(),
-  status: z.enum(['pending', 'approved', 'rejected']),
-  review_note: z.string().nullable(),
-  reviewed_at: z.string().nullable(),
-  owner: z.object({ id: z.number().int(), name: z.string(), email: z.string() }),
   links: z.object({ assets: z.string() }),
 });
 
+/** What each entity read answers beside its assets: the product's relations, the review state. */
+const entitySchemas: Record<AssetableType, z.ZodType> = {
+  User: baseEntitySchema,
+  Product: productSchema,
+  Investment: productPartSchema,
+  TeamMember: productPartSchema,
+  Accreditation: accreditationSchema,
+  IndicationOfInterest: baseEntitySchema,
+};
+
+async function entityBody(ctx: PlatformContext, request: FastifyRequest, entity: Entity) {
+  const base = { id: entity.id, name: entity.name, links: linksOf(entity.type, entity.id) };
+  switch (entity.type) {
+    case 'Accreditation':
+      return accreditationView(ctx.db, entity.id);
+    case 'Product': {
+      const { investments, teamMembers } = await productParts(ctx.db, entity.id);
+      const readable = investments.filter(
+        (i) => entityAccess(request.caller, { type: 'Investment', ownerId: i.owner_id }) !== 'none',
+      );
+      return {
+        ...base,
+        investments: readable.map(({ id, name }) => ({ id, name })),
+        // Owned through the product, so readable by whoever reads it.
+        team_members: teamMembers,
+      };
+    }
+    case 'Investment':
+      return { ...base, product: await productOf(ctx.db, 'investments', entity.id) };
+    case 'TeamMember':
+      return { ...base, product: await productOf(ctx.db, 'team_members', entity.id) };
+    default:
+      return base;
+  }
+}
+
 /**
  * Entity resources with their assets sideloaded and linked (decisions.md), the catalog, and the
- * admins' accreditation review.
+ * products any signed-in user may browse.
  */
 export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
@@ -84,25 +112,14 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
           security: [{ bearer: [] }],
           params: idParams,
           response: {
-            200: z.object({
-              [singular]: z
-                .object({ id: z.number().int(), name: z.string(), links: z.object({ assets: z.string() }) })
-                .passthrough(),
-              assets: assetsSchema,
-            }),
+            200: z.object({ [singular]: entitySchemas[type], assets: assetsSchema }),
             ...problems(401, 404),
           },
         },
       },
       async (request) => {
         const { entity, assets } = await visibleEntity(ctx, request, type, request.params.id);
-        return {
-          [singular]:
-            type === 'Accreditation'
-              ? await accreditationView(ctx, entity.id)
-              : { id: entity.id, name: entity.name, links: linksOf(type, entity.id) },
-          assets,
-        };
+        return { [singular]: await entityBody(ctx, request, entity), assets };
       },
     );
     route.get(
@@ -128,7 +145,7 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         tags: ['assets'],
         security: [{ bearer: [] }],
         response: {
-          200: z.object({ file_types: z.array(z.record(z.string(), z.unknown())) }),
+          200: z.object({ file_types: z.array(fileTypeSchema) }),
           ...problems(401),
         },
       },
@@ -136,12 +153,14 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     async () => ({
       file_types: fileTypes.map((t) => ({
         file_type: t.fileType,
+        label: t.label,
         assetable_type: t.assetableType,
         assetable_type_is_ours: t.assetableTypeIsOurs,
         document_type: t.documentType,
         thumbifiable: t.thumbifiable,
         purpose: t.purpose,
-        accepts: t.accepts,
+        single_file: t.singleFile,
+        accepts: [...t.accepts],
         max_bytes: t.maxBytes,
         private_by_default: t.privateByDefault,
         crop_aspect: t.cropAspect ?? null,
@@ -149,82 +168,22 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     }),
   );
 
-  const requireAdmin = (request: FastifyRequest) => {
-    if (request.caller.role !== 'admin' || request.caller.scope !== 'full')
-      throw forbidden('Only admins review accreditations.');
-  };
-
   route.get(
-    '/v2/core/accreditations',
+    '/v2/core/products',
     {
       schema: {
-        summary: 'Accreditations to review (admins)',
-        tags: ['review'],
+        summary: 'The products the caller may read, newest first (offering material: every signed-in user)',
+        tags: ['entities'],
         security: [{ bearer: [] }],
-        querystring: z.object({ status: z.enum(['pending', 'approved', 'rejected']).default('pending') }),
-        response: {
-          200: z.object({ accreditations: z.array(accreditationSchema.extend({ assets: assetsSchema })) }),
-          ...problems(401, 403, 422),
-        },
+        querystring: z.object(pageQuery),
+        response: { 200: productListSchema, ...problems(401, 422) },
       },
     },
     async (request) => {
-      requireAdmin(request);
-      const rows = await ctx.db
-        .selectFrom('accreditations')
-        .select('id')
-        .where('status', '=', request.query.status)
-        .orderBy('id')
-        .execute();
-      const accreditations = [];
-      for (const row of rows) {
-        const { assets } = await visibleEntity(ctx, request, 'Accreditation', row.id);
-        accreditations.push({ ...(await accreditationView(ctx, row.id)), assets });
-      }
-      return { accreditations };
-    },
-  );
-
-  route.put(
-    '/v2/core/accreditations/:id',
-    {
-      schema: {
-        summary: 'Record a review decision (admins)',
-        tags: ['review'],
-        security: [{ bearer: [] }],
-        params: idParams,
-        body: z.object({
-          accreditation: z
-            .object({ status: z.enum(['approved', 'rejected']), note: z.string().max(2000).optional() })
-            .strict(),
-        }),
-        response: {
-          200: z.object({ accreditation: accreditationSchema }),
-          ...problems(400, 401, 403, 404, 415, 422),
-        },
-      },
-    },
-    async (request) => {
-      requireAdmin(request);
-      const entity = await findEntity(ctx, 'Accreditation', request.params.id);
-      if (!entity) throw notFound(`No Accreditation ${request.params.id}.`);
-      const { status, note } = request.body.accreditation;
-      if (status === 'rejected' && !note?.trim()) {
-        throw validationFailed([
-          { field: 'accreditation.note', message: 'say why the accreditation is rejected' },
-        ]);
-      }
-      await ctx.db
-        .updateTable('accreditations')
-        .set({
-          status,
-          review_note: note?.trim() || null,
-          reviewed_by: request.caller.userId,
-          reviewed_at: ctx.clock(),
-        })
-        .where('id', '=', entity.id)
-        .execute();
-      return { accreditation: await accreditationView(ctx, entity.id) };
+      const { cursor, limit } = request.query;
+      const before = decodeCursor(cursor, productList, 1)?.[0];
+      const page = await readableProducts(ctx.db, request.caller, { before, limit });
+      return { products: page.items, next_cursor: page.nextCursor };
     },
   );
 }

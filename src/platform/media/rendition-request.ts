@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { cropOf, type Crop } from '../../shared/assets/crop';
-import { variants } from '../assets/download-urls';
 import type { AssetRow } from '../db/schema';
 import { validationFailed } from '../errors';
 
@@ -16,7 +15,9 @@ import { validationFailed } from '../errors';
  * `Accept: application/json`), the bytes are fetched later by an `<img>`, and every browser the web
  * app supports decodes WebP. One format keeps one cache entry per rendition and no `Vary: Accept`.
  */
-export type RenditionVariant = 'cropped' | 'preview';
+export const variants = ['original', 'cropped', 'preview'] as const;
+export type Variant = (typeof variants)[number];
+export type RenditionVariant = Exclude<Variant, 'original'>;
 
 /**
  * Widths are rounded up to one of these, so that the cache holds a bounded number of files per

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
+import pLimit from 'p-limit';
 import { cropOf } from '../../shared/assets/crop';
 import type { DB } from '../db/database';
 import type { AssetRow } from '../db/schema';
@@ -10,12 +11,11 @@ import { createRenditionCache, type RenditionCache } from './rendition-cache';
 import { cropTag, isRenderable, renditionName, type RenditionSpec } from './rendition-request';
 
 /** The columns of an asset row that renditions depend on. */
-export type RenditionSource = Pick<AssetRow, 'blob_key' | 'size' | 'sha256' | 'content_type' | 'meta'>;
+export type RenditionSource = Pick<AssetRow, 'blob_key' | 'size' | 'content_type' | 'meta'>;
 
 /** A cached rendition ready to send: its size first (for Range), then its bytes. */
 export interface OpenRendition {
   size: number;
-  etag: string;
   /** Streams the file, or `range` of it; the stream closes the file when it ends or is destroyed. */
   stream(range?: BlobRange): Readable;
   /** For answers without a body (HEAD, 416). */
@@ -55,24 +55,6 @@ function defaultConcurrency() {
 const failureMemoryMs = 10 * 60_000;
 const maxRememberedFailures = 1000;
 
-/** A counting semaphore: at most `limit` tasks run, the rest wait in arrival order. */
-function gate(limit: number) {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running++;
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      // The slot passes straight to the next task; `running` only drops when nobody waits.
-      if (next) next();
-      else running--;
-    }
-  };
-}
-
 async function readAll(stream: Readable, size: number): Promise<Buffer> {
   // sharp buffers a stream input whole before decoding anyway; reading it here keeps a failing
   // read and a failing decode apart, and the size is known so nothing is copied twice.
@@ -98,7 +80,7 @@ export function createRenditions(
 ): Renditions {
   const cache: RenditionCache = createRenditionCache(cacheDir);
   const limits = options.limits ?? defaultRenderLimits;
-  const limited = gate(options.concurrency ?? defaultConcurrency());
+  const limited = pLimit(options.concurrency ?? defaultConcurrency());
   const inFlight = new Map<string, Promise<void>>();
   const failures = new Map<string, { error: ApiError; until: number }>();
 
@@ -184,8 +166,6 @@ export function createRenditions(
       const { handle, size } = file;
       return {
         size,
-        // Same original bytes and same name (variant, crop, width) mean the same rendition.
-        etag: `"${source.sha256}.${name}"`,
         stream: (range) =>
           handle.createReadStream(range ? { start: range.start, end: range.end } : { start: 0 }),
         close: () => handle.close(),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { OAuthClient } from '../db/schema';
 import { PageError } from '../errors';
 import type { DB } from '../db/database';
@@ -43,6 +44,27 @@ const knownParams = [
   'code_challenge',
   'code_challenge_method',
 ];
+
+/**
+ * The authorization request's query, for the OpenAPI document. Requests are checked by
+ * parseAuthorizeRequest instead, in the order RFC 6749 demands (some errors are redirected).
+ */
+export const authorizeQuerySchema = z.object({
+  client_id: z.string().describe('A registered client.'),
+  redirect_uri: z.string().describe("One of the client's registered redirect URIs, byte for byte."),
+  state: z.string().describe('Returned exactly as sent, with the code or the error.'),
+  scope: z.enum(scopes).describe("basic: read only; full: everything the user's role allows."),
+  response_type: z.enum(['code']).optional(),
+  code_challenge: z
+    .string()
+    .optional()
+    .describe('PKCE (RFC 7636): base64url SHA-256 of the code verifier, 43 characters.'),
+  code_challenge_method: z.enum(['S256']).optional().describe('Required with code_challenge.'),
+  prompt: z
+    .string()
+    .optional()
+    .describe('OpenID Connect: `login` asks for the password again, even when signed in.'),
+});
 
 /**
  * Validates an authorization request in the order RFC 6749 demands: until client and redirect URI

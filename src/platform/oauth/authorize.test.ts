@@ -187,7 +187,7 @@ describe('A8 framing by another site', () => {
 });
 
 describe('A9 repeated wrong passwords', () => {
-  it('locks the account after ten failures, even for the right password, with the same message', async () => {
+  it('holds the account after ten failures (from the fifth on), even for the right password, with the same message', async () => {
     const b = browser();
     const page = await b.get(authorizeUrl(platform, good));
     const fields = hiddenFields(await page.text());
@@ -224,7 +224,7 @@ describe('A9 repeated wrong passwords', () => {
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(b.jar.get('platform_session')).toBeUndefined();
 
-    // After the lock expires the right password works again.
+    // Once the wait is over (a minute after the fifth failure) the right password works again.
     platform.advance(16 * 60 * 1000);
     const fresh = await b.get(authorizeUrl(platform, good));
     const again = await b.postForm(`${platform.url}/auth/login`, {
@@ -233,6 +233,30 @@ describe('A9 repeated wrong passwords', () => {
       password: demoPassword,
     });
     expect(again.status).toBe(303);
+  });
+});
+
+describe("H10 a line break in the sign-in form's return_to", () => {
+  it.each([
+    ['CR/LF', '\r\nSet-Cookie: planted=1'],
+    ['LF', '\nLocation: http://evil.test/'],
+    ['NUL', '\u0000'],
+  ])("answers %s with the sign-in page's own 400 and signs nobody in", async (_name, tail) => {
+    const b = browser();
+    const page = await b.get(authorizeUrl(platform, good));
+    const fields = hiddenFields(await page.text());
+    const response = await b.postForm(`${platform.url}/auth/login`, {
+      ...fields,
+      return_to: fields.return_to + tail,
+      email: 'investor@demo.test',
+      password: demoPassword,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.getSetCookie().join('\n')).not.toContain('planted');
+    expect(await response.text()).toContain('Invalid sign-in link');
+    expect(b.jar.get('platform_session')).toBeUndefined();
   });
 });
 

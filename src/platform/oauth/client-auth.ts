@@ -40,6 +40,15 @@ export function readOAuthRequest(request: FastifyRequest): OAuthRequestFields {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new OAuthError('invalid_request', 'The body must be a JSON object or a form.');
   }
+  const shape = request.headers['content-type']?.startsWith('application/json') ? 'json' : 'form';
+  // JSON read as a form becomes one field named after the JSON text (or a few, split at `&`/`=`):
+  // say what went wrong rather than "client authentication is required" (T11).
+  if (shape === 'form' && Object.keys(body).some((name) => /^\s*[{[]/.test(name))) {
+    throw new OAuthError(
+      'invalid_request',
+      'The body is JSON but the Content-Type says a form: send it with Content-Type: application/json.',
+    );
+  }
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
     // RFC 6749 3.1: unrecognized parameters are ignored; the ones we read must be single strings.
@@ -48,7 +57,6 @@ export function readOAuthRequest(request: FastifyRequest): OAuthRequestFields {
       throw new OAuthError('invalid_request', `${name} must be given once, as a string.`);
     fields[name] = value;
   }
-  const shape = request.headers['content-type']?.startsWith('application/json') ? 'json' : 'form';
   return { shape, fields };
 }
 
@@ -72,6 +80,9 @@ function basicCredentials(request: FastifyRequest): { id: string; secret: string
 }
 
 const basicChallenge = { 'www-authenticate': 'Basic realm="oauth"' };
+
+/** The ways a client may authenticate, in RFC 8414's names: HTTP Basic, or fields in the body. */
+export const clientAuthMethods = ['client_secret_basic', 'client_secret_post'] as const;
 
 /** Authenticates the client by HTTP Basic or by body fields, never both (decisions.md). */
 export async function authenticateClient(

@@ -36,18 +36,47 @@ async function signInAndConsent(authorizeUrl: URL, email: string): Promise<URL> 
   return new URL(allowed.headers.get('location')!);
 }
 
-describe('the whole flow with an independent OAuth client library (oauth4webapi)', () => {
-  it('authorizes, exchanges the code with PKCE in the form shape, refreshes and revokes', async () => {
-    const as: oauth.AuthorizationServer = {
+describe('AS1 RFC 8414 authorization-server metadata', () => {
+  it('describes the endpoints, PKCE S256, the grants, client authentication and scopes', async () => {
+    const response = await fetch(`${platform.url}/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({
       issuer: platform.url,
       authorization_endpoint: `${platform.url}/auth/login/oauth/authorize`,
       token_endpoint: `${platform.url}/v2/core/oauth/token`,
       revocation_endpoint: `${platform.url}/v2/core/oauth/revoke`,
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ['basic', 'full'],
       authorization_response_iss_parameter_supported: true,
-    };
+    });
+    expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/);
+  });
+  it('may be read by the web app from the browser (CORS)', async () => {
+    const origin = 'http://127.0.0.1:5173';
+    const response = await fetch(`${platform.url}/.well-known/oauth-authorization-server`, {
+      headers: { origin },
+    });
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+});
+
+describe('the whole flow with an independent OAuth client library (oauth4webapi)', () => {
+  it('configures itself from the RFC 8414 metadata alone (AS1), then authorizes, exchanges the code with PKCE in the form shape, refreshes and revokes', async () => {
+    const options = { [oauth.allowInsecureRequests]: true };
+    const issuer = new URL(platform.url);
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...options }),
+    );
+    expect(as.code_challenge_methods_supported).toContain('S256');
     const client: oauth.Client = { client_id: platform.webClient.client_id };
     const auth = oauth.ClientSecretBasic(platform.webClient.client_secret);
-    const options = { [oauth.allowInsecureRequests]: true };
 
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();

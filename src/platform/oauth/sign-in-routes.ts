@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { apiPaths } from '../../shared/api/paths';
 import type { PlatformContext } from '../context';
 import { PageError } from '../errors';
@@ -8,11 +9,13 @@ import { randomToken, sha256 } from '../security/secrets';
 import {
   type AuthorizeRequest,
   authorizeParams,
+  authorizeQuerySchema,
   parseAuthorizeRequest,
   RedirectableError,
   redirectTo,
 } from './authorize-request';
 import { renderConsentPage, renderLoginPage, renderMessagePage, stylesheet, stylesheetPath } from './pages';
+import { deviceOf, issueDeviceCookie } from './device-cookie';
 import { assertSameOriginForm, csrfTokenFor, currentUser, startSession } from './sign-in-session';
 
 const loginPath = '/auth/login';
@@ -31,6 +34,52 @@ function withoutPrompt(url: string): string {
   return parsed.pathname + parsed.search;
 }
 
+/** "40 seconds", "1 minute", "15 minutes". */
+function waitText(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
+/**
+ * Where the sign-in form goes once signed in. Only our own authorize URL may be returned to:
+ * anything else would be an open redirect. The page writes it as a path and a percent-encoded
+ * query, so anything outside printable ASCII was put there by hand; a line break would even split
+ * the Location header. Such a form is refused with a page, before any password is checked (H10).
+ */
+function returnToOf(value: unknown): string {
+  if (typeof value !== 'string' || !value.startsWith(`${apiPaths.authorize}?`)) return loginPath;
+  if (!/^[\x21-\x7e]*$/.test(value)) {
+    throw new PageError(
+      400,
+      'Invalid sign-in link',
+      'This sign-in form has been altered. Go back to the application and sign in again.',
+    );
+  }
+  return value;
+}
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+
+/** GET authorize in the OpenAPI document; parseAuthorizeRequest checks the query itself. */
+const authorizeDoc = {
+  summary: 'Start a sign-in (spec 4.1, RFC 6749 4.1.1)',
+  description: 'Shows the sign-in page, then the consent page, then sends the browser back to redirect_uri.',
+  tags: ['oauth'],
+  querystring: authorizeQuerySchema,
+  response: {
+    200: html('The sign-in page, or the consent page once signed in.'),
+    302: z
+      .undefined()
+      .describe(
+        'Back to redirect_uri with code, state and iss; or with error, error_description, state and iss.',
+      ),
+    400: html('An error page when client_id or redirect_uri is not valid: never a redirect.'),
+  },
+};
+// Checked by parseAuthorizeRequest, in RFC 6749's order (some errors are redirected, some shown).
+const uncheckedQuery = () => (data: unknown) => ({ value: data });
+
 /** The sign-in service: spec 4.1 plus the login and consent pages of decisions.md. */
 export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const iss = ctx.config.publicUrl;
@@ -40,7 +89,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     reply.header('cache-control', 'no-store');
   });
 
-  app.get(stylesheetPath, { config: page }, async (_request, reply) =>
+  app.get(stylesheetPath, { config: page, schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
   );
 
@@ -119,7 +168,8 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       .send(renderLoginPage({ action: loginPath, returnTo, csrfToken, ...extra }));
   }
 
-  app.get(apiPaths.authorize, { config: page }, async (request, reply) => {
+  const authorizeOptions = { config: page, schema: authorizeDoc, validatorCompiler: uncheckedQuery };
+  app.get(apiPaths.authorize, authorizeOptions, async (request, reply) => {
     const authorizeRequest = await parseOrRedirect(reply, request.query as Record<string, unknown>, 302);
     if (!authorizeRequest) return reply;
     const user = await currentUser(ctx, request);
@@ -184,29 +234,32 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     assertSameOriginForm(ctx, request, body.csrf_token);
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
-    // Only our own authorize URL may be returned to: anything else would be an open redirect.
-    const returnTo =
-      typeof body.return_to === 'string' && body.return_to.startsWith(`${apiPaths.authorize}?`)
-        ? body.return_to
-        : loginPath;
+    const returnTo = returnToOf(body.return_to);
 
-    const waitMs = ctx.signInLimiter.retryAfterMs(email, request.ip);
-    if (waitMs > 0) {
-      reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000)));
+    const user = email ? await findUserByEmail(ctx.db, email) : undefined;
+    const turn = ctx.signInLimiter.begin({
+      account: email,
+      address: request.ip,
+      device: user && deviceOf(ctx, request, user.id),
+    });
+    if (turn.waitMs > 0) {
+      const seconds = Math.ceil(turn.waitMs / 1000);
+      reply.code(429).header('retry-after', String(seconds));
       return loginPage(request, reply, returnTo, {
         email,
-        error: `Too many failed sign-ins. Wait ${Math.ceil(waitMs / 60_000)} minutes and try again.`,
+        error:
+          `Too many failed sign-ins. Try again in ${waitText(seconds)}. ` +
+          'A browser you have signed in with before is not held back.',
       });
     }
 
-    const user = email ? await findUserByEmail(ctx.db, email) : undefined;
     const valid = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash));
     if (!user || !valid) {
-      ctx.signInLimiter.recordFailure(email, request.ip);
       reply.code(401);
       return loginPage(request, reply, returnTo, { email, error: 'The email or password is incorrect.' });
     }
-    ctx.signInLimiter.recordSuccess(email);
+    turn.succeeded();
+    issueDeviceCookie(ctx, reply, user.id);
     await startSession(ctx, request, reply, user.id);
     if (returnTo === loginPath) {
       return reply

@@ -12,7 +12,7 @@ import { isScope } from './authorize-request';
 import { authenticateClient, readOAuthRequest } from './client-auth';
 import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
 
-const supportedGrants = ['authorization_code', 'refresh_token'] as const;
+export const supportedGrants = ['authorization_code', 'refresh_token'] as const;
 type GrantType = (typeof supportedGrants)[number];
 
 const tokenResponseSchema = z.object({
@@ -42,6 +42,9 @@ const tokenRequestSchema = z
     scope: z.string().optional(),
   })
   .describe('JSON (spec 4.2) or application/x-www-form-urlencoded (RFC 6749 4.1.3, 6).');
+
+/** Both endpoints read either body shape (readOAuthRequest). */
+const oauthBodyTypes = ['application/json', 'application/x-www-form-urlencoded'];
 
 const verifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
@@ -189,6 +192,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         summary: 'Exchange an authorization code or a refresh token for tokens',
         tags: ['oauth'],
         querystring: z.object({ grant_type: z.string().optional() }).passthrough(),
+        consumes: oauthBodyTypes,
         body: tokenRequestSchema.passthrough(),
         response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema },
       },
@@ -220,7 +224,15 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       schema: {
         summary: 'Revoke a refresh token (and its family) or an access token (RFC 7009)',
         tags: ['oauth'],
-        body: z.object({ token: z.string(), token_type_hint: z.string().optional() }).passthrough(),
+        consumes: oauthBodyTypes,
+        body: z
+          .object({
+            token: z.string(),
+            token_type_hint: z.string().optional(),
+            client_id: z.string().optional(),
+            client_secret: z.string().optional(),
+          })
+          .passthrough(),
         response: { 200: z.undefined().describe('Empty body'), 400: oauthErrorSchema, 401: oauthErrorSchema },
       },
       validatorCompiler: () => (data) => ({ value: data }),

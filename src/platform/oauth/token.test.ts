@@ -332,6 +332,22 @@ describe('T11 malformed requests', () => {
     expect(response.status).toBeLessThan(500);
     expect(((await response.json()) as { error: string }).error).toBe('invalid_request');
   });
+  it('answers a JSON body sent as a form with 400 invalid_request naming the content type', async () => {
+    const code = await freshCode();
+    for (const url of [`${tokenUrl}?grant_type=authorization_code`, `${platform.url}/v2/core/oauth/revoke`]) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        // A secret with `=` in it splits the JSON into several form fields: still recognized.
+        body: JSON.stringify({ ...platform.webClient, client_secret: 'a=b', code, state: 'st', token: 'x' }),
+      });
+      const body = await expectOAuthError(response, 400, 'invalid_request');
+      expect(body.error_description).toMatch(/Content-Type/);
+      expect(body.error_description).toMatch(/application\/json/);
+    }
+    // The code was not touched: it still redeems in the right shape.
+    expect((await exchangeCodeJson(platform, { code, state: 'st' })).status).toBe(200);
+  });
   it('answers an oversized body with a JSON error', async () => {
     const response = await exchangeCodeJson(platform, { code: 'x'.repeat(100_000), state: 'st' });
     await expectOAuthError(response, 413, 'invalid_request');

@@ -35,6 +35,17 @@ export interface BlobStore {
   removeTemporaryLeftovers(): Promise<number>;
   /** Every committed key, for the start-up sweep of files that no row names. */
   keys(): AsyncIterable<string>;
+  /** Bytes left for new files, for the log when the disk is full; undefined where unknown. */
+  freeBytes(): Promise<number | undefined>;
+}
+
+/**
+ * Whether an error means "no room left", wherever it was met: a file write or sync (ENOSPC, or a
+ * quota: EDQUOT), or the database (better-sqlite3's SQLITE_FULL).
+ */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
 }
 
 /** A file that has been received in full but is not yet visible under its key. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -273,6 +273,11 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       const names = await readdir(tmpDir);
       await Promise.all(names.map((name) => rm(join(tmpDir, name), { force: true, recursive: true })));
       return names.length;
+    },
+
+    async freeBytes() {
+      const stats = await statfs(root);
+      return stats.bavail * stats.bsize;
     },
 
     async *keys() {

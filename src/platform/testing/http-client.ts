@@ -20,6 +20,14 @@ export class CookieJar {
   get(name: string) {
     return this.cookies.get(name);
   }
+
+  set(name: string, value: string) {
+    this.cookies.set(name, value);
+  }
+
+  entries(): [string, string][] {
+    return [...this.cookies];
+  }
 }
 
 export interface Browser {

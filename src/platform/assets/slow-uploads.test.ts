@@ -1,0 +1,231 @@
+import { type ClientRequest, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemSchema } from '../../shared/api/problem';
+import { csv, multipartBody } from '../testing/files';
+import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { storageState } from '../testing/storage-state';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `check` to hold, for up to `ms` (generous: the machine may be busy). */
+async function eventually(check: () => boolean, ms = 20_000) {
+  for (const started = Date.now(); !check(); await sleep(50)) {
+    if (Date.now() - started > ms) throw new Error('timed out waiting');
+  }
+}
+
+const boundary = 'slow-boundary';
+const head = Buffer.from(
+  `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.csv"\r\n\r\nyear,value\n`,
+);
+const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+
+interface Upload {
+  request: ClientRequest;
+  /** The answer, with its body, once it came. */
+  answer: Promise<{ status: number; headers: Record<string, unknown>; body: string }>;
+  /** Resolves when the server has closed the connection. */
+  closed: Promise<void>;
+}
+
+/** A multipart upload whose body this test sends by hand, at its own pace. */
+function startUpload(platform: TestPlatform, token: string, bodyBytes: number): Upload {
+  const request = httpRequest(`${platform.url}/v2/core/assets`, {
+    method: 'POST',
+    headers: {
+      ...bearer(token),
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + bodyBytes + tail.length),
+    },
+  });
+  request.on('error', () => {});
+  const closed = new Promise<void>((resolve) =>
+    request.on('socket', (socket) => socket.once('close', () => resolve())),
+  );
+  const answer = new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve) =>
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+    }),
+  );
+  request.write(head);
+  return { request, answer, closed };
+}
+
+describe('H8 slow clients', () => {
+  let platform: TestPlatform;
+  let issuer: string;
+  beforeAll(async () => {
+    platform = await startPlatform({
+      // Scaled down so the test takes seconds: 1 KB/s over windows of 1 s (the first is the grace).
+      UPLOAD_RATE_WINDOW_MS: '1000',
+      UPLOAD_MIN_BYTES_PER_SECOND: '1024',
+      HEADERS_TIMEOUT_MS: '1000',
+      IDLE_TIMEOUT_MS: '2000',
+    });
+    issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
+  });
+  afterAll(() => platform.close());
+
+  it('H8 cuts an upload trickling a byte at a time off with 408 after the grace period, keeping nothing', async () => {
+    const before = storageState(platform.dataDir);
+    const upload = startUpload(platform, issuer, 100_000);
+    let answered = false;
+    void upload.answer.then(() => (answered = true));
+    // The file has started: the platform is staging it in a temporary file.
+    await eventually(() => storageState(platform.dataDir).temporary === 1);
+    const trickle = setInterval(() => {
+      if (!answered) upload.request.write('1');
+    }, 200);
+    try {
+      const { status, headers, body } = await upload.answer;
+      expect(status).toBe(408);
+      expect(headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(problemSchema.parse(JSON.parse(body)).code).toBe('upload_too_slow');
+      await upload.closed;
+    } finally {
+      clearInterval(trickle);
+    }
+    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    const after = storageState(platform.dataDir);
+    expect(after.rows).toBe(before.rows);
+    expect(after.files).toBe(before.files);
+  }, 60_000);
+
+  it('H8 cuts a trickling JSON upload off with 408 too', async () => {
+    const json = JSON.stringify({
+      file: `data:text/csv;base64,${Buffer.from('a,b\n'.repeat(5000)).toString('base64')}`,
+      file_type: 'financial_document',
+      assetable_type: 'Investment',
+      assetable_id: 1,
+    });
+    const request = httpRequest(`${platform.url}/v2/core/assets`, {
+      method: 'POST',
+      headers: {
+        ...bearer(issuer),
+        'content-type': 'application/json',
+        'content-length': String(json.length),
+      },
+    });
+    request.on('error', () => {});
+    const answer = new Promise<{ status: number; body: string }>((resolve) =>
+      request.on('response', (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode!, body }));
+      }),
+    );
+    request.write(json.slice(0, 100));
+    let sent = 100;
+    const trickle = setInterval(() => {
+      if (sent < json.length - 1) request.write(json[sent++]!);
+    }, 200);
+    try {
+      const { status, body } = await answer;
+      expect(status).toBe(408);
+      expect(problemSchema.parse(JSON.parse(body)).code).toBe('upload_too_slow');
+    } finally {
+      clearInterval(trickle);
+      request.destroy();
+    }
+  }, 60_000);
+
+  it('H8 lets an upload above the minimum rate take as long as it needs', async () => {
+    const bodyBytes = 40 * 8192;
+    const upload = startUpload(platform, issuer, bodyBytes);
+    // 8 KB every 100 ms: about 80 KB/s against a minimum of 1 KB/s, for about four windows.
+    for (let sent = 0; sent < bodyBytes; sent += 8192) {
+      upload.request.write(Buffer.alloc(8192, 'a'));
+      await sleep(100);
+    }
+    upload.request.end(tail);
+    const { status, body } = await upload.answer;
+    expect(status, body).toBe(201);
+  }, 60_000);
+
+  it('H8 answers a client that never finishes its headers with 408 after the headers timeout', async () => {
+    const { port } = new URL(platform.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('POST /v2/core/assets HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+    const drip = setInterval(() => socket.writable && socket.write('a'), 200);
+    try {
+      await closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(received).toMatch(/content-type: application\/problem\+json/i);
+    expect(received).toContain('"code":"request_timeout"');
+  }, 60_000);
+
+  it('H8 closes a connection that goes quiet in the middle of a request body', async () => {
+    const request = httpRequest(`${platform.url}/v2/core/assets/1`, {
+      method: 'PUT',
+      headers: { ...bearer(issuer), 'content-type': 'application/json', 'content-length': '200' },
+    });
+    request.on('error', () => {});
+    const closed = new Promise<void>((resolve) =>
+      request.on('socket', (socket) => socket.once('close', () => resolve())),
+    );
+    request.write('{"asset": ');
+    const started = Date.now();
+    await closed;
+    // The idle timeout is 2 s; far less than the 1-hour request timeout that would otherwise apply.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 60_000);
+});
+
+describe('H8 concurrent uploads per user', () => {
+  let platform: TestPlatform;
+  let issuer: string;
+  let investor: string;
+  beforeAll(async () => {
+    platform = await startPlatform({ UPLOADS_PER_USER: '2' });
+    issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
+    investor = (await tokensFor(platform, 'investor@demo.test')).access_token;
+  });
+  afterAll(() => platform.close());
+
+  const upload = (token: string, fields: Record<string, string>) =>
+    fetch(`${platform.url}/v2/core/assets`, {
+      method: 'POST',
+      headers: bearer(token),
+      body: multipartBody(fields, { name: 'figures.csv', bytes: csv() }),
+    });
+  const investment = { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' };
+
+  it('H8 answers a third upload of the same user at once with 429, and lets it through once one ends', async () => {
+    const held = [startUpload(platform, issuer, 1000), startUpload(platform, issuer, 1000)];
+    await eventually(() => storageState(platform.dataDir).temporary === 2);
+
+    const refused = await upload(issuer, investment);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(problemSchema.parse(await refused.json()).code).toBe('too_many_uploads');
+
+    // Another user is not held back by the issuer's uploads.
+    const accreditation = {
+      file_type: 'letter_of_accreditation',
+      assetable_type: 'Accreditation',
+      assetable_id: '1',
+    };
+    expect((await upload(investor, accreditation)).status).toBe(201);
+
+    // One upload finishes, another is abandoned: both free their place.
+    held[0]!.request.end(Buffer.concat([Buffer.alloc(1000, 'a'), tail]));
+    expect((await held[0]!.answer).status).toBe(201);
+    held[1]!.request.destroy();
+    await held[1]!.closed;
+    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    const results = await Promise.all([upload(issuer, investment), upload(issuer, investment)]);
+    expect(results.map((r) => r.status)).toEqual([201, 201]);
+  }, 60_000);
+});

@@ -1,0 +1,122 @@
+import type { IncomingMessage } from 'node:http';
+import { PassThrough, type Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors';
+
+export interface UploadLimits {
+  /** Uploads one user may have in flight at once. */
+  perUser: number;
+  /** The least a body must deliver, averaged over each window; 0 turns the check off. */
+  minBytesPerSecond: number;
+  /** The grace period before the first check, and the span each later check averages over. */
+  rateWindowMs: number;
+}
+
+/**
+ * Guards `POST /v2/core/assets` against clients that hold a connection and a temporary file
+ * without using them (H8): each user may have `perUser` uploads in flight, and a body must arrive
+ * at `minBytesPerSecond` or more, averaged over each `rateWindowMs` (the first window is the grace
+ * period). A slower upload is aborted with a 408 through `signalOf`: whoever reads its body stops,
+ * its temporary file goes, and the connection closes after the answer.
+ *
+ * The rate is read from the socket's byte count, so a body is judged by what the client sent,
+ * whatever reads it (the multipart reader, or Fastify's JSON parser).
+ */
+export function createUploadGuard(limits: UploadLimits) {
+  const inFlight = new Map<number, number>();
+  const signals = new WeakMap<IncomingMessage, AbortSignal>();
+
+  const tooSlow = () =>
+    new ApiError(
+      408,
+      'upload_too_slow',
+      `The upload arrived slower than ${limits.minBytesPerSecond} bytes per second over ` +
+        `${limits.rateWindowMs / 1000} s; try again on a better connection.`,
+      undefined,
+      // The rest of the body is unread: close rather than wait for it.
+      { connection: 'close' },
+    );
+
+  return {
+    /** An `onRequest` hook, after authentication: refuses an upload beyond the user's cap, else watches it. */
+    admit(request: FastifyRequest, reply: FastifyReply) {
+      const userId = request.caller.userId;
+      const running = inFlight.get(userId) ?? 0;
+      if (running >= limits.perUser) {
+        // 429 rather than 409: nothing about the resource conflicts, the user is simply doing too
+        // much at once, and waiting (Retry-After) is the remedy, as with the other limits.
+        throw new ApiError(
+          429,
+          'too_many_uploads',
+          `You already have ${running} uploads in progress, the most at once; wait for one to finish.`,
+          undefined,
+          { 'retry-after': '10', connection: 'close' },
+        );
+      }
+      inFlight.set(userId, running + 1);
+      const controller = new AbortController();
+      signals.set(request.raw, controller.signal);
+      const stopWatching = watchRate(request.raw, limits, () => controller.abort(tooSlow()));
+      // 'close' comes once the answer is sent or the connection is gone, whichever is first.
+      reply.raw.once('close', () => {
+        stopWatching();
+        const left = (inFlight.get(userId) ?? 1) - 1;
+        if (left > 0) inFlight.set(userId, left);
+        else inFlight.delete(userId);
+      });
+    },
+
+    /** Aborted (with the 408 as its reason) when the upload of this request is too slow. */
+    signalOf(request: FastifyRequest): AbortSignal {
+      return signals.get(request.raw) ?? new AbortController().signal;
+    },
+
+    /**
+     * A `preParsing` hook: a JSON body, which Fastify's parser reads, through a stream that fails
+     * with the 408, which the parser answers like any body error. A multipart body is left alone:
+     * the multipart reader reads the request itself and watches `signalOf`.
+     */
+    abortableBody(request: FastifyRequest, payload: Readable): Readable {
+      const signal = signals.get(request.raw);
+      const mediaType = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+      if (!signal || mediaType !== 'application/json') return payload;
+      const body = new PassThrough();
+      // The parser listens for errors while it reads; a body it never reads (one over the limit by
+      // its Content-Length) must not turn the client's error into an uncaught one.
+      body.on('error', () => {});
+      payload.on('error', (error) => body.destroy(error));
+      payload.pipe(body);
+      signal.addEventListener(
+        'abort',
+        () => {
+          payload.unpipe(body);
+          body.destroy(signal.reason as Error);
+        },
+        { once: true },
+      );
+      return body;
+    },
+  };
+}
+
+/** Calls `onTooSlow` once when a window passes with fewer bytes than the minimum rate asks. */
+function watchRate(raw: IncomingMessage, limits: UploadLimits, onTooSlow: () => void): () => void {
+  if (limits.minBytesPerSecond === 0) return () => {};
+  const socket = raw.socket;
+  const least = (limits.minBytesPerSecond * limits.rateWindowMs) / 1000;
+  let counted = socket.bytesRead;
+  const timer = setInterval(() => {
+    // The whole body is in: any wait from here on is the platform's, not the client's.
+    if (raw.complete) return stop();
+    const read = socket.bytesRead;
+    if (read - counted < least) {
+      stop();
+      onTooSlow();
+    }
+    counted = read;
+  }, limits.rateWindowMs);
+  timer.unref();
+  const stop = () => clearInterval(timer);
+  raw.once('end', stop);
+  return stop;
+}

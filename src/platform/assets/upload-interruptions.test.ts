@@ -1,0 +1,136 @@
+import { request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assetEnvelopeSchema } from '../../shared/assets/asset';
+import { problemSchema } from '../../shared/api/problem';
+import { csv, multipartBody } from '../testing/files';
+import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { storageState } from '../testing/storage-state';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+async function eventually(check: () => boolean, ms = 20_000) {
+  for (const started = Date.now(); !check(); await sleep(50)) {
+    if (Date.now() - started > ms) throw new Error('timed out waiting');
+  }
+}
+
+/** What the platform logs, one parsed line each. */
+const logLines: { level: number; msg: string; err?: unknown }[] = [];
+const logStream = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean))
+      logLines.push(JSON.parse(line) as (typeof logLines)[number]);
+    done();
+  },
+});
+
+let platform: TestPlatform;
+let issuer: string;
+beforeAll(async () => {
+  platform = await startPlatform(
+    // The upload time limit, after which a key still in progress is given up (H7): short enough for
+    // the test clock to pass it without expiring the access token.
+    { REQUEST_TIMEOUT_MS: '120000' },
+    { logger: { level: 'info', stream: logStream } },
+  );
+  issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
+});
+afterAll(() => platform.close());
+
+const boundary = 'interrupted';
+const head = Buffer.from(
+  `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.csv"\r\n\r\n`,
+);
+const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+
+/** An upload whose body this test sends by hand; it starts with the fields and the file's head. */
+function heldUpload(headers: Record<string, string>, fileBytes: Buffer) {
+  const request = httpRequest(`${platform.url}/v2/core/assets`, {
+    method: 'POST',
+    headers: {
+      ...bearer(issuer),
+      ...headers,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + fileBytes.length + tail.length),
+    },
+  });
+  request.on('error', () => {});
+  const answer = new Promise<{ status: number; body: string }>((resolve) =>
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, body }));
+    }),
+  );
+  request.write(Buffer.concat([head, fileBytes.subarray(0, 1000)]));
+  return { request, answer, rest: Buffer.concat([fileBytes.subarray(1000), tail]) };
+}
+
+describe('H12 a client that goes away mid-upload', () => {
+  it('H12 is logged as one info line, with no error and no stack trace (U7: nothing kept)', async () => {
+    const before = storageState(platform.dataDir);
+    logLines.length = 0;
+    const upload = heldUpload({}, Buffer.alloc(1_000_000, 'a'));
+    upload.request.write(Buffer.alloc(200_000, 'a'));
+    await eventually(() => storageState(platform.dataDir).temporary === 1);
+    upload.request.destroy();
+    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    await eventually(() => logLines.some((line) => /cancel/i.test(line.msg)));
+
+    const cancelled = logLines.filter((line) => /cancel/i.test(line.msg));
+    expect(cancelled).toHaveLength(1);
+    expect(cancelled[0]!.level).toBe(30);
+    expect(logLines.filter((line) => line.level >= 40)).toEqual([]);
+    expect(JSON.stringify(logLines)).not.toContain('stack');
+    const after = storageState(platform.dataDir);
+    expect([after.rows, after.files]).toEqual([before.rows, before.files]);
+  });
+});
+
+describe('H7 an Idempotency-Key whose request outlived the upload time limit', () => {
+  it('H7 is taken over by a retry past the limit; the late first request then makes no second asset', async () => {
+    const key = { 'idempotency-key': `stuck-${Date.now()}` };
+    const bytes = csv();
+    const send = () =>
+      fetch(`${platform.url}/v2/core/assets`, {
+        method: 'POST',
+        headers: { ...bearer(issuer), ...key },
+        body: multipartBody(
+          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+          { name: 'held.csv', bytes },
+        ),
+      });
+    // The first request stalls after the file's first bytes: its key is in progress.
+    const first = heldUpload(key, bytes);
+    await eventually(() => storageState(platform.dataDir).temporary === 1);
+
+    // Within the limit, a retry is told that the first one still runs.
+    const early = await send();
+    expect(early.status).toBe(409);
+    expect(problemSchema.parse(await early.json()).code).toBe('request_in_progress');
+
+    // Past it, the retry takes the key over and makes the asset.
+    platform.advance(121_000);
+    const retried = await send();
+    expect(retried.status, await retried.clone().text()).toBe(201);
+    const asset = assetEnvelopeSchema.parse(await retried.json()).asset;
+
+    // The stalled first request finally completes: it lost its key, so it makes nothing.
+    first.request.end(first.rest);
+    const late = await first.answer;
+    expect(late.status, late.body).toBe(409);
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(assetEnvelopeSchema.parse(await replay.json()).asset.id).toBe(asset.id);
+    const list = (await (
+      await fetch(`${platform.url}/v2/core/investments/1/assets`, { headers: bearer(issuer) })
+    ).json()) as { assets: { name: string }[] };
+    expect(list.assets.filter((a) => a.name === 'held.csv')).toHaveLength(1);
+    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    const state = storageState(platform.dataDir);
+    expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
+  });
+});

@@ -1,0 +1,47 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { problemSchema } from '../../shared/api/problem';
+import { bearer, startPlatform, type TestPlatform } from '../testing/platform-server';
+
+const budget = 10;
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startPlatform({ API_RATE_LIMIT: String(budget) });
+});
+afterAll(() => platform.close());
+
+/** A GET sent from another loopback address, as a second client on the network would. */
+function getFrom(localAddress: string, url: string, headers: Record<string, string>) {
+  return new Promise<number>((resolve, reject) => {
+    const req = request(url, { localAddress, headers }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode!));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('H3 requests refused at authentication count against the per-address rate limit', () => {
+  it('answers 429 with Retry-After once bad-token requests have spent the budget', async () => {
+    const badToken = bearer('stolen-or-guessed-token');
+    const statuses: number[] = [];
+    for (let i = 0; i < budget; i++) {
+      // Known and unknown paths, with a bad token or none: each is refused at authentication.
+      const path = i % 2 === 0 ? '/v2/core/me' : '/v2/core/no-such-thing';
+      statuses.push((await fetch(`${platform.url}${path}`, { headers: i % 3 ? badToken : {} })).status);
+    }
+    expect(statuses).toEqual(Array(budget).fill(401));
+
+    const limited = await fetch(`${platform.url}/v2/core/me`, { headers: badToken });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(problemSchema.parse(await limited.json()).code).toBe('rate_limited');
+    // Without a token at all, the same.
+    expect((await fetch(`${platform.url}/v2/core/assets/1`)).status).toBe(429);
+
+    // Counted per address: another client is not held back by this one.
+    expect(await getFrom('127.0.0.2', `${platform.url}/v2/core/me`, badToken)).toBe(401);
+  });
+});
