@@ -2,15 +2,20 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { installApiForwarding } from './api-forwarding';
 import type { ProxyConfig } from './env';
 import { installErrorHandler } from './errors';
 import { oauthRoutes } from './oauth-routes';
+import { PlatformKnowledge } from './platform-knowledge';
+import type { ProbeResult } from './platform-probe';
 import { PlatformClient } from './token-exchange';
 import { cspDirectives, installWebApp } from './web-app-routes';
 
 export interface ProxyOptions {
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Tests decide what the platform is found to offer; by default the proxy probes it. */
+  probe?: () => Promise<ProbeResult>;
 }
 
 const pathOnly = (url: string | undefined) => (url ?? '').split('?')[0];
@@ -97,7 +102,11 @@ export async function buildProxy(config: ProxyConfig, options: ProxyOptions = {}
     }),
   });
 
-  await app.register(oauthRoutes, { config, platform });
-  await installWebApp(app, config);
+  const knowledge = new PlatformKnowledge(config, options.probe);
+  knowledge.start();
+  await app.register(oauthRoutes, { config, platform, knowledge });
+  // Always ready unless turned off: in `auto`, the app is told to use it when CORS does not admit it.
+  if (config.apiViaProxy !== '0') await installApiForwarding(app, config);
+  await installWebApp(app, config, () => knowledge.view());
   return app;
 }

@@ -2,6 +2,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { z } from 'zod';
+import type { Capabilities } from '../shared/api/app-config';
+import { capabilityNames } from '../shared/api/app-config';
+import { entityPaths } from '../shared/api/entities';
+import { assetableTypes, type AssetableType } from '../shared/api/assetable';
 
 /**
  * Holds the client secret so that it cannot end up in a log line or a JSON response by accident:
@@ -50,6 +54,58 @@ const baseUrl = httpUrl.transform((value, ctx) => {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 });
 
+/** `me=off,renditions=on`: what the proxy cannot probe, said by the operator (kebab-case names). */
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const capabilityOverrides = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const overrides: Partial<Capabilities> = {};
+    for (const item of value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const [key, setting] = item.split('=').map((s) => s.trim());
+      const name = capabilityNames.find((n) => kebab(n) === key);
+      if (!name || (setting !== 'on' && setting !== 'off')) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${item}" is not name=on|off with a name of ${capabilityNames.map(kebab).join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      overrides[name] = setting === 'on';
+    }
+    return overrides;
+  });
+
+/** `Product=/v2/core/offerings/:id,User=none`: where each kind of entity is read, when not the default. */
+const entityPathOverrides = z
+  .string()
+  .default('')
+  .transform((value, ctx) => {
+    const paths = Object.fromEntries(
+      assetableTypes.map((type) => [type, `/v2/core/${entityPaths[type].plural}/:id`]),
+    ) as Record<AssetableType, string | null>;
+    for (const item of value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const [kind, path = ''] = item.split('=').map((s) => s.trim());
+      const type = assetableTypes.find((t) => t === kind);
+      const valid = path === 'none' || (path.startsWith('/') && path.includes(':id') && !path.includes('?'));
+      if (!type || !valid) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${item}" is not Kind=/path/with/:id or Kind=none (kinds: ${assetableTypes.join(', ')})`,
+        });
+        return z.NEVER;
+      }
+      paths[type] = path === 'none' ? null : path;
+    }
+    return paths;
+  });
+
 const envSchema = z
   .object({
     WEB_HOST: z.string().min(1).default('127.0.0.1'),
@@ -65,6 +121,16 @@ const envSchema = z
     TOKEN_RATE_LIMIT: positiveInt.default(30),
     /** How long a call to the platform's token endpoint may take before the browser gets a 504. */
     PLATFORM_TIMEOUT_MS: positiveInt.default(10_000),
+    /** `1`: the app's API calls go through the proxy; `0`: straight to the platform; `auto`: by CORS. */
+    PLATFORM_API_VIA_PROXY: z.enum(['0', '1', 'auto']).default('auto'),
+    PLATFORM_CAPABILITIES: capabilityOverrides,
+    PLATFORM_ENTITY_PATHS: entityPathOverrides,
+    /** The largest request body the proxy forwards (an upload of the platform's largest file and its fields). */
+    PROXY_MAX_BODY_BYTES: positiveInt.default(105 * 1024 * 1024),
+    /** How long the platform may stay silent on a forwarded API call (an upload counts its pieces). */
+    PROXY_API_TIMEOUT_MS: positiveInt.default(60_000),
+    /** Forwarded API requests per minute and address. */
+    PROXY_API_RATE_LIMIT: positiveInt.default(1200),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .transform((env) => {
@@ -82,6 +148,12 @@ const envSchema = z
       scope: env.OAUTH_SCOPE,
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       platformTimeoutMs: env.PLATFORM_TIMEOUT_MS,
+      apiViaProxy: env.PLATFORM_API_VIA_PROXY,
+      capabilityOverrides: env.PLATFORM_CAPABILITIES,
+      entityPaths: env.PLATFORM_ENTITY_PATHS,
+      maxBodyBytes: env.PROXY_MAX_BODY_BYTES,
+      apiRateLimit: env.PROXY_API_RATE_LIMIT,
+      apiTimeoutMs: env.PROXY_API_TIMEOUT_MS,
       logLevel: env.LOG_LEVEL,
     };
   });

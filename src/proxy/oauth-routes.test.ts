@@ -204,6 +204,27 @@ describe('refresh', () => {
     expect(cleared.attributes).toEqual(expect.arrayContaining(['Path=/oauth', 'HttpOnly', 'Secure']));
   });
 
+  it('learns that a platform refuses the refresh grant, says so in the app config, and stops asking', async () => {
+    const { refreshToken } = await signIn();
+    platform.override((request, response) => {
+      if (!request.url.includes('grant_type=refresh_token')) return false;
+      response.writeHead(400, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: 'unsupported_grant_type' }));
+      return true;
+    });
+    const refused = await refreshWithCookie(refreshToken);
+    expect(refused.status).toBe(400);
+    expect(isCleared(refused)).toBe(true);
+    const asked = platform.received.length;
+
+    const config = await send(proxy.port, { path: '/app-config.json' });
+    expect((config.json().capabilities as { refreshGrant: unknown }).refreshGrant).toBe(false);
+    const again = await refreshWithCookie('another-refresh-token');
+    expect(again.status).toBe(400);
+    expect(again.json().error).toBe('invalid_grant');
+    expect(platform.received).toHaveLength(asked);
+  });
+
   it('makes one platform call for concurrent refreshes with the same cookie (two tabs reloading)', async () => {
     const { refreshToken } = await signIn();
     platform.override(async (request) => {
@@ -490,7 +511,8 @@ describe('sign-out', () => {
       { token: 'the-access-token', token_type_hint: 'access_token' },
       { cookie: `am_refresh=${encodeURIComponent(refreshToken)}` },
     );
-    expect(answer.status).toBe(204);
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toEqual({ platform: 'signed_out' });
     expect(isCleared(answer)).toBe(true);
     expect(noUpstreamSetCookie(answer)).toBe(true);
 
@@ -512,28 +534,37 @@ describe('sign-out', () => {
       path: '/oauth/revoke',
       headers: { origin: webOrigin, 'x-requested-with': 'asset-manager' },
     });
-    expect(answer.status).toBe(204);
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toEqual({ platform: 'signed_out' });
     expect(isCleared(answer)).toBe(true);
     expect(platform.received).toHaveLength(0);
   });
 
-  it('treats a platform without the revocation endpoint (404) as done', async () => {
+  it('C5: a platform without the revocation endpoint (404) still signs the app out, and is not asked again', async () => {
     platform.override((request, response) => {
       if (!request.url.startsWith('/v2/core/oauth/revoke')) return false;
       response.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
       return true;
     });
     const answer = await postForm(proxy.port, '/oauth/revoke', {}, { cookie: 'am_refresh=some-token' });
-    expect(answer.status).toBe(204);
+    expect(answer.status).toBe(200);
+    expect(answer.json()).toEqual({ platform: 'not_offered' });
     expect(isCleared(answer)).toBe(true);
+    const asked = platform.received.length;
+
+    const again = await postForm(proxy.port, '/oauth/revoke', {}, { cookie: 'am_refresh=other-token' });
+    expect(again.json()).toEqual({ platform: 'not_offered' });
+    expect(platform.received).toHaveLength(asked);
+    const config = await send(proxy.port, { path: '/app-config.json' });
+    expect((config.json().capabilities as { revoke: unknown }).revoke).toBe(false);
   });
 
-  it('still clears the cookie when the platform cannot be reached, and says so', async () => {
+  it('C5: still signs the app out when the platform cannot be reached, and says so', async () => {
     const down = await startProxy({ baseUrl: 'http://127.0.0.1:9', secret: platform.secret });
     try {
       const answer = await postForm(down.port, '/oauth/revoke', {}, { cookie: 'am_refresh=some-token' });
-      expect(answer.status).toBe(502);
-      expect(answer.json()).toEqual({ error: 'temporarily_unavailable' });
+      expect(answer.status).toBe(200);
+      expect(answer.json()).toEqual({ platform: 'unreachable' });
       expect(isCleared(answer)).toBe(true);
     } finally {
       await down.close();
@@ -635,11 +666,33 @@ describe('P1: the secret and the tokens stay out of logs and answers', () => {
     expect(answer.json()).toEqual({
       platformBaseUrl: platform.baseUrl,
       platformAuthUrl: platform.baseUrl,
+      // The probe found the platform's CORS admits the app: its calls go there directly.
+      apiBaseUrl: platform.baseUrl,
       clientId: 'asset-manager',
       scope: 'full',
       redirectUri,
       tokenEndpoint: '/oauth/token',
       revokeEndpoint: '/oauth/revoke',
+      entityPaths: {
+        User: '/v2/core/users/:id',
+        Product: '/v2/core/products/:id',
+        Investment: '/v2/core/investments/:id',
+        Accreditation: '/v2/core/accreditations/:id',
+        IndicationOfInterest: '/v2/core/indications_of_interest/:id',
+        TeamMember: '/v2/core/team_members/:id',
+      },
+      capabilities: {
+        me: null,
+        entityReads: null,
+        renditions: null,
+        review: null,
+        reviewHistory: null,
+        offerings: null,
+        refreshGrant: true,
+        revoke: true,
+        idempotencyKey: true,
+        ifMatch: true,
+      },
     });
     expect(answer.text).not.toContain(platform.secret);
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProxyConfig } from './env';
 import { OAuthFailure, sendOAuthError } from './errors';
+import type { PlatformKnowledge } from './platform-knowledge';
 import type { ExchangeResult, PlatformClient, TokenGrant } from './token-exchange';
 
 /** The proxy's own endpoints, as /app-config.json tells the web app. */
@@ -142,9 +143,19 @@ function failureOf(result: Extract<ExchangeResult, { ok: false }>) {
   );
 }
 
+/**
+ * What signing out did at the platform, for the app to tell the person: the app's own session ends
+ * in every case (the cookie goes), whether or not the platform could be told.
+ */
+export type SignOutOutcome = 'signed_out' | 'not_offered' | 'unreachable';
+
 export async function oauthRoutes(
   app: FastifyInstance,
-  { config, platform }: { config: ProxyConfig; platform: PlatformClient },
+  {
+    config,
+    platform,
+    knowledge,
+  }: { config: ProxyConfig; platform: PlatformClient; knowledge: PlatformKnowledge },
 ) {
   // Only the form encoding oidc-client-ts sends is read here; JSON, text and the rest get a 415.
   app.removeAllContentTypeParsers();
@@ -166,6 +177,10 @@ export async function oauthRoutes(
     checkClient(fields, config);
     checkRedirectUri(fields, config);
     const grant = grantType === 'authorization_code' ? codeGrant(fields) : refreshGrant(request);
+    if (grant.grantType === 'refresh_token' && (await knowledge.view()).capabilities.refreshGrant === false) {
+      clearRefreshCookie(reply);
+      throw refused(400, 'invalid_grant', 'This platform does not renew sessions; sign in again.');
+    }
 
     const result = await platform.exchange(grant);
     if (!result.ok) {
@@ -173,6 +188,9 @@ export async function oauthRoutes(
         request.log.warn(
           'the platform refused the proxy client credentials (check OAUTH_CLIENT_ID and the secret)',
         );
+      }
+      if (grant.grantType === 'refresh_token' && result.body.error === 'unsupported_grant_type') {
+        knowledge.learn({ refreshGrant: false });
       }
       // A refused refresh token is dead for good; a platform that is merely down may still accept it.
       if (grant.grantType === 'refresh_token' && result.kind === 'refused') clearRefreshCookie(reply);
@@ -192,13 +210,17 @@ export async function oauthRoutes(
     // revoking its refresh token ends its access tokens too (decisions.md).
     const refreshToken = request.cookies[refreshCookie.name];
     clearRefreshCookie(reply);
-    if (!refreshToken) return reply.code(204).send();
+    const signedOut = (platformOutcome: SignOutOutcome) =>
+      reply.code(200).type('application/json; charset=utf-8').send({ platform: platformOutcome });
+    if (!refreshToken) return signedOut('signed_out');
+    if ((await knowledge.view()).capabilities.revoke === false) return signedOut('not_offered');
     const result = await platform.revoke(refreshToken);
     if (!result.ok) {
       request.log.warn({ status: result.status }, 'revocation at the platform failed; the cookie is cleared');
-      return sendOAuthError(reply, failureOf(result));
+      return signedOut('unreachable');
     }
-    return reply.code(204).send();
+    if (!result.offered) knowledge.learn({ revoke: false });
+    return signedOut(result.offered ? 'signed_out' : 'not_offered');
   });
 
   // Other methods still answer in RFC 6749's error format.

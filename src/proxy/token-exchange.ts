@@ -43,7 +43,8 @@ export type ExchangeResult =
       retryAfter?: string;
     };
 
-export type RevokeResult = { ok: true } | Extract<ExchangeResult, { ok: false }>;
+/** `offered: false`: the platform has no revocation endpoint (a spec-only platform). */
+export type RevokeResult = { ok: true; offered: boolean } | Extract<ExchangeResult, { ok: false }>;
 
 /** RFC 6749 5.2: the only error codes a token endpoint may answer; anything else becomes server_error. */
 const tokenErrorCodes = new Set([
@@ -123,7 +124,7 @@ export class PlatformClient {
     return call;
   }
 
-  /** RFC 7009 revocation; a platform without the endpoint (404: spec-only) counts as done. */
+  /** RFC 7009 revocation; a platform without the endpoint (404 or 405: spec-only) says so. */
   async revoke(token: string): Promise<RevokeResult> {
     const answer = await this.#post(this.revokeUrl, {
       client_id: this.#options.clientId,
@@ -133,7 +134,8 @@ export class PlatformClient {
     if ('failure' in answer) return answer.failure;
     const { response } = answer;
     await response.body?.cancel().catch(() => undefined);
-    if (response.ok || response.status === 404) return { ok: true };
+    if (response.ok) return { ok: true, offered: true };
+    if (response.status === 404 || response.status === 405) return { ok: true, offered: false };
     return serverError();
   }
 

@@ -2,30 +2,25 @@ import { access } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '../shared/api/app-config';
 import type { ProxyConfig } from './env';
 import { isOAuthPath } from './errors';
 import { proxyPaths } from './oauth-routes';
+import type { PlatformView } from './platform-knowledge';
 
 /** What the web app reads at start, so that one build serves any platform. Never the secret (P1). */
-export interface AppConfig {
-  platformBaseUrl: string;
-  platformAuthUrl: string;
-  clientId: string;
-  scope: string;
-  redirectUri: string;
-  tokenEndpoint: string;
-  revokeEndpoint: string;
-}
-
-export function appConfigOf(config: ProxyConfig): AppConfig {
+export function appConfigOf(config: ProxyConfig, platform: PlatformView): AppConfig {
   return {
     platformBaseUrl: config.platformBaseUrl,
     platformAuthUrl: config.platformAuthUrl,
+    apiBaseUrl: platform.viaProxy ? config.publicOrigin : config.platformBaseUrl,
     clientId: config.clientId,
     scope: config.scope,
     redirectUri: config.redirectUri,
     tokenEndpoint: proxyPaths.token,
     revokeEndpoint: proxyPaths.revoke,
+    entityPaths: config.entityPaths,
+    capabilities: platform.capabilities,
   };
 }
 
@@ -64,7 +59,11 @@ function wantsPage(request: FastifyRequest, path: string) {
 }
 
 /** Installed on the root instance itself: its not-found handler is the whole server's SPA fallback. */
-export async function installWebApp(app: FastifyInstance, config: ProxyConfig) {
+export async function installWebApp(
+  app: FastifyInstance,
+  config: ProxyConfig,
+  platformView: () => Promise<PlatformView>,
+) {
   const assetsDir = join(config.distDir, 'assets') + sep;
   const indexFile = join(config.distDir, 'index.html');
 
@@ -89,7 +88,7 @@ export async function installWebApp(app: FastifyInstance, config: ProxyConfig) {
 
   app.get(proxyPaths.appConfig, async (_request, reply) => {
     reply.header('cache-control', 'no-store');
-    return appConfigOf(config);
+    return appConfigOf(config, await platformView());
   });
 
   async function sendIndex(reply: FastifyReply) {

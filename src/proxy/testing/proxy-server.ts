@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildProxy } from '../app';
 import { configFor, type ProxyConfig } from '../env';
+import type { ProbeResult } from '../platform-probe';
 import type { FakePlatform } from './fake-platform';
 
 export const webOrigin = 'http://127.0.0.1:5173';
@@ -23,10 +24,22 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/**
+ * What the token-exchange tests take the platform to offer, so that the probe's own requests stay out
+ * of the requests they count (platform-probe.test.ts probes real servers).
+ */
+export const spaciousPlatform: ProbeResult = {
+  reachable: true,
+  cors: { direct: true, idempotencyKey: true, ifMatch: true },
+  oauth: { revoke: true, refreshGrant: true },
+  api: null,
+};
+
 /** The proxy on a real port of 127.0.0.1, pointed at the fake platform. */
 export async function startProxy(
   platform: Pick<FakePlatform, 'baseUrl' | 'secret'>,
   overrides: Record<string, string> = {},
+  probe: () => Promise<ProbeResult> = async () => spaciousPlatform,
 ): Promise<RunningProxy> {
   const config = configFor({
     PLATFORM_BASE_URL: platform.baseUrl,
@@ -37,7 +50,7 @@ export async function startProxy(
     ...overrides,
   });
   const logs: string[] = [];
-  const app = await buildProxy(config, { logStream: { write: (line) => void logs.push(line) } });
+  const app = await buildProxy(config, { logStream: { write: (line) => void logs.push(line) }, probe });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return { app, config, port, logs, close: () => app.close() };

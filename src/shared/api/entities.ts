@@ -1,4 +1,4 @@
-import type { AssetableType } from './me';
+import type { AssetableType } from './assetable';
 
 /**
  * How each assetable type appears in the API (decisions.md "entity sideloads and links"):

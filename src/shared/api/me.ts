@@ -1,17 +1,7 @@
 import { z } from 'zod';
+import { assetableTypes, roles } from './assetable';
 
-export const roles = ['investor', 'issuer', 'admin'] as const;
-export type Role = (typeof roles)[number];
-
-export const assetableTypes = [
-  'User',
-  'Product',
-  'Investment',
-  'Accreditation',
-  'IndicationOfInterest',
-  'TeamMember',
-] as const;
-export type AssetableType = (typeof assetableTypes)[number];
+export { assetableTypes, roles, type AssetableType, type Role } from './assetable';
 
 /** `GET /v2/core/me`: the signed-in user and the entities they own (our addition, decisions.md). */
 export const meSchema = z.object({

@@ -109,6 +109,8 @@ export const assetSchema = z.object({
   height: z.number().int().optional(),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
+  /** The ETag of `GET /v2/core/assets/:id`, in every answer and list: what `If-Match` compares. */
+  etag: z.string().optional(),
 });
 export type Asset = z.infer<typeof assetSchema>;
 

@@ -48,12 +48,43 @@ describe('file-type catalog', () => {
     expect([...fileTypeNames]).toEqual(spec.map(([name]) => name));
   });
 
-  it("keeps the spec's purpose text", () => {
-    expect(get('drivers_license').purpose).toBe(
+  it("keeps the spec's purpose text beside the plain words", () => {
+    expect(get('drivers_license').specPurpose).toBe(
       "Investor's driver's license, proves residency, needed for certain investment types",
     );
-    expect(get('investors_corporate_resolution').purpose).toBe('Purpose: to be determined in the interface');
-    expect(fileTypes.every((t) => t.purpose.length > 0)).toBe(true);
+    expect(get('investors_corporate_resolution').specPurpose).toBe(
+      'Purpose: to be determined in the interface',
+    );
+  });
+
+  it("says what each file is for in plain words, never with the spec's placeholder", () => {
+    expect(get('investors_corporate_resolution').purpose).toBe(
+      'When the investor invests for a company: the decision of its board or owners that approves this investment and says who may sign for the company',
+    );
+    for (const t of fileTypes) {
+      expect(t.purpose, t.fileType).not.toMatch(/determined|^purpose:|\binterface\b/i);
+      // A phrase the app writes into a sentence ("….  Accepts …"): a capital, words, no final stop.
+      expect(t.purpose, t.fileType).toMatch(/^[A-Z][^_]{10,}[^.]$/);
+    }
+    // Jargon of the spec's texts is gone.
+    expect(fileTypes.map((t) => t.purpose).join(' ')).not.toMatch(/hero|executed|graphical/i);
+  });
+
+  it("says which slots hold one file: pictures, the product's main documents and the letters", () => {
+    expect(fileTypes.filter((t) => t.singleFile).map((t) => t.fileType)).toEqual([
+      'avatar',
+      'business_plan',
+      'cover_image',
+      'executed_letter_of_accreditation',
+      'letter_of_accreditation',
+      'logo',
+      'one_page_teaser',
+      'pitch_deck',
+      'team_member_avatar',
+    ]);
+    // A licence has a front and a back; financials come by the year.
+    expect(get('drivers_license').singleFile).toBe(false);
+    expect(get('financial_document').singleFile).toBe(false);
   });
 
   it('marks the four rows whose assetable type is our decision', () => {

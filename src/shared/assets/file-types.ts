@@ -122,8 +122,12 @@ export interface FileTypeInfo {
   assetableTypeIsOurs: boolean;
   documentType: DocumentType;
   thumbifiable: boolean;
-  /** The spec's text. */
+  /** What the file is for, in plain words (no final full stop: the app writes it into a sentence). */
   purpose: string;
+  /** The spec's text, which `purpose` puts in plain words. */
+  specPurpose: string;
+  /** The slot holds one file: a new upload replaces it (see `slotSizes`). */
+  singleFile: boolean;
   accepts: readonly ContentKind[];
   /** With the default configuration; use `maxBytesFor` to apply the platform's configured limit. */
   maxBytes: number;
@@ -138,7 +142,7 @@ type Row = [
   assetableType: AssetableType,
   documentType: DocumentType,
   thumbifiable: boolean,
-  purpose: string,
+  specPurpose: string,
   extra?: { ours?: true; private?: true; crop?: CropAspect },
 ];
 
@@ -174,8 +178,85 @@ const rows: Record<FileTypeName, Row> = {
   utility_bill: ['Utility bill', 'Accreditation', 'image', false, "Photo of an investor's utility bill, proves residency", { private: true, crop: free }],
 };
 
+/**
+ * The spec's purposes in words the people who upload and review understand: the spec's texts lean
+ * on jargon ("hero image", "executed", "bad actor"), and one is a placeholder ("Purpose: to be
+ * determined in the interface"). A product here is what investors are offered a stake in.
+ */
+// prettier-ignore
+const purposes: Record<FileTypeName, string> = {
+  additional_document: 'Any other document about the investment that fits none of the other kinds of file',
+  avatar: "The picture shown next to the user's name",
+  bad_actor_certification: 'A signed statement that neither the company nor the people who run it have a past offence, such as securities fraud, that bars them from raising money',
+  business_plan: 'How the company behind the product plans to run its business and make money',
+  charter_document: "The company's founding document filed with a US state, such as its articles of incorporation, saying what the company is and what it is for",
+  cover_image: "The large, wide picture across the top of the product's page",
+  drivers_license: "Photos of the investor's driver's licence, front and back, to prove where they live; some investments require it",
+  executed_letter_of_accreditation: 'The letter, signed by a lawyer, confirming that the investor is accredited',
+  financial_document: "The company's financial statements for one year or several",
+  intellectual_property: 'A patent or another document about inventions, designs or brands the company owns',
+  investors_charter_document: "When the investor invests for a company: that company's charter, showing that the investor may act for it",
+  investors_corporate_resolution: 'When the investor invests for a company: the decision of its board or owners that approves this investment and says who may sign for the company',
+  letter_of_accreditation: 'A letter confirming that the investor is accredited: that their income or wealth lets them take part in private investments',
+  logo: "The product's logo",
+  one_page_teaser: 'A one-page summary that introduces the product to investors',
+  preexisting_subscription_agreement: 'A subscription agreement (the contract an investor signs to buy in) that the issuer already has from outside this platform',
+  pitch_deck: "The presentation slides that tell the product's story in more detail than the teaser",
+  team_member_avatar: "The picture shown next to the team member's name",
+  utility_bill: "A photo of a utility bill (electricity, gas or water) in the investor's name, to prove where they live",
+};
+
+/**
+ * How many files each slot holds. `one`: a new upload replaces the file there; the web app uploads
+ * the new file and deletes the old one only once the new one is stored, so it works on any
+ * platform, and our platform does not refuse a second file (a replace cut short leaves two; the
+ * newest is the one in use). When in doubt a slot holds several: a wrong "one" makes people delete
+ * a file someone needed, a wrong "several" only lets files stack up.
+ */
+const slotSizes: Record<FileTypeName, 'one' | 'several'> = {
+  // By definition whatever else there is.
+  additional_document: 'several',
+  // A person is shown with one picture.
+  avatar: 'one',
+  // The company and each person who runs it may each sign one.
+  bad_actor_certification: 'several',
+  // A product has one plan: a new version replaces the old one.
+  business_plan: 'one',
+  // Articles of incorporation come with amendments filed later.
+  charter_document: 'several',
+  // A page has one cover.
+  cover_image: 'one',
+  // A licence has a front and a back.
+  drivers_license: 'several',
+  // One lawyer's letter confirms the accreditation; a newer one replaces it.
+  executed_letter_of_accreditation: 'one',
+  // One per year or period.
+  financial_document: 'several',
+  // One per patent, design or trademark.
+  intellectual_property: 'several',
+  // A charter with its amendments, as charter_document.
+  investors_charter_document: 'several',
+  // A resolution may come with papers that back it (who holds which office); in doubt, several.
+  investors_corporate_resolution: 'several',
+  // One letter per accreditation (a letter of several pages is one PDF); answering a rejection
+  // replaces it, so reviewers see the letter to judge, and the history keeps the old one's name.
+  letter_of_accreditation: 'one',
+  // A product is shown with one logo.
+  logo: 'one',
+  // One page, by its name: the current one.
+  one_page_teaser: 'one',
+  // One per subscriber who signed outside the platform.
+  preexisting_subscription_agreement: 'several',
+  // A product has one current deck: a new version replaces the old one.
+  pitch_deck: 'one',
+  // A person is shown with one picture.
+  team_member_avatar: 'one',
+  // A bill may run over several pages, each a photo.
+  utility_bill: 'several',
+};
+
 export const fileTypes: readonly FileTypeInfo[] = fileTypeNames.map((fileType) => {
-  const [label, assetableType, documentType, thumbifiable, purpose, extra = {}] = rows[fileType];
+  const [label, assetableType, documentType, thumbifiable, specPurpose, extra = {}] = rows[fileType];
   const image = documentType === 'image';
   return {
     fileType,
@@ -184,7 +265,9 @@ export const fileTypes: readonly FileTypeInfo[] = fileTypeNames.map((fileType) =
     assetableTypeIsOurs: extra.ours === true,
     documentType,
     thumbifiable,
-    purpose,
+    purpose: purposes[fileType],
+    specPurpose,
+    singleFile: slotSizes[fileType] === 'one',
     accepts: image ? imageKinds : fileKinds,
     maxBytes: image ? maxImageBytes : defaultMaxFileBytes,
     privateByDefault: extra.private === true,

@@ -1,0 +1,78 @@
+import { unknownCapabilities, type Capabilities } from '../shared/api/app-config';
+import type { ProxyConfig } from './env';
+import { probePlatform, type ProbeResult } from './platform-probe';
+
+/** How the app reaches the API, and what the platform offers beyond the spec. */
+export interface PlatformView {
+  viaProxy: boolean;
+  capabilities: Capabilities;
+}
+
+/** A platform that could not be reached is asked again after this long, when the app next starts. */
+const reprobeAfterMs = 10_000;
+
+/**
+ * What the proxy knows about its platform: the probe at start, what it learned since (a refused
+ * refresh grant, a missing revocation endpoint), and the operator's overrides, which win.
+ */
+export class PlatformKnowledge {
+  readonly #config: ProxyConfig;
+  readonly #probe: () => Promise<ProbeResult>;
+  readonly #clock: () => number;
+  #result: Promise<ProbeResult> | null = null;
+  #probedAt = 0;
+  #learned: Partial<Capabilities> = {};
+
+  constructor(config: ProxyConfig, probe?: () => Promise<ProbeResult>, clock: () => number = Date.now) {
+    this.#config = config;
+    this.#clock = clock;
+    this.#probe =
+      probe ??
+      (() =>
+        probePlatform({
+          platformBaseUrl: config.platformBaseUrl,
+          platformAuthUrl: config.platformAuthUrl,
+          appOrigin: config.publicOrigin,
+          entityPaths: config.entityPaths,
+          timeoutMs: Math.min(config.platformTimeoutMs, 5_000),
+        }));
+  }
+
+  /** Starts the probe without waiting for it. */
+  start(): void {
+    void this.#probed();
+  }
+
+  async #probed(): Promise<ProbeResult> {
+    const stale =
+      this.#result && !(await this.#result).reachable && this.#clock() - this.#probedAt > reprobeAfterMs;
+    if (!this.#result || stale) {
+      this.#probedAt = this.#clock();
+      this.#result = this.#probe();
+    }
+    return this.#result;
+  }
+
+  /** Something a platform answer showed (the refresh grant refused, no revocation endpoint). */
+  learn(changes: Partial<Pick<Capabilities, 'refreshGrant' | 'revoke'>>): void {
+    Object.assign(this.#learned, changes);
+  }
+
+  async view(): Promise<PlatformView> {
+    const probe = await this.#probed();
+    const { apiViaProxy } = this.#config;
+    // Unknown CORS (platform unreachable at start) goes through the proxy, which works either way.
+    const viaProxy = apiViaProxy === '1' || (apiViaProxy === 'auto' && !probe.cors?.direct);
+    const capabilities: Capabilities = {
+      ...unknownCapabilities,
+      ...probe.api,
+      ...probe.oauth,
+      // Through the proxy any header reaches the platform, which ignores one it does not know.
+      idempotencyKey: viaProxy || (probe.cors?.idempotencyKey ?? false),
+      ifMatch: viaProxy || (probe.cors?.ifMatch ?? false),
+      ...this.#learned,
+      ...this.#config.capabilityOverrides,
+    };
+    return { viaProxy, capabilities };
+  }
+}
