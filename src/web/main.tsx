@@ -5,8 +5,10 @@ import { RouterProvider } from 'react-router';
 import { createAppRouter } from './app/router';
 import { StartupFailure } from './app/routes/startup-failure';
 import { loadAppConfig } from './config/app-config';
-import { createApiClient } from './lib/api-client';
-import { ApiError } from './lib/api-error';
+import { CapabilityStore } from './lib/platform/capabilities';
+import { ApiError, NotOffered, SessionEnded } from './lib/platform/errors';
+import { createPlatformHttp } from './lib/platform/http';
+import { createPlatform } from './lib/platform/platform';
 import { ServicesContext, type Services } from './lib/services';
 import { Session } from './lib/session';
 import './styles.css';
@@ -16,19 +18,23 @@ const root = createRoot(document.getElementById('root')!);
 async function start() {
   const config = await loadAppConfig();
   const session = new Session(config);
-  // A session that cannot be renewed sends the user to sign in, and back to the page they were on.
-  const api = createApiClient(config, session, () => {
-    void session.signIn(window.location.pathname + window.location.search);
-  });
+  // A session that cannot be renewed keeps the page and asks the person to sign in again (layout.tsx).
+  const http = createPlatformHttp(config, session, () => session.markEnded());
+  const platform = createPlatform(config, http, new CapabilityStore(config.capabilities));
   const queryClient = new QueryClient({
     defaultOptions: {
       queries: {
-        // A 4xx will not change by asking again; network trouble and 5xx may.
-        retry: (failures, error) => !(error instanceof ApiError && error.status < 500) && failures < 2,
+        // A 4xx, a missing feature or an ended session will not change by asking again; network
+        // trouble and 5xx may.
+        retry: (failures, error) =>
+          !(error instanceof ApiError && error.status < 500) &&
+          !(error instanceof NotOffered) &&
+          !(error instanceof SessionEnded) &&
+          failures < 2,
       },
     },
   });
-  const services: Services = { config, session, api, queryClient };
+  const services: Services = { config, session, platform, queryClient };
   const router = createAppRouter(services);
 
   root.render(

@@ -1,14 +1,14 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useSyncExternalStore } from 'react';
-import type { AppConfig } from '../config/app-config';
-import type { ApiClient } from './api-client';
+import type { AppConfig } from '../../shared/api/app-config';
+import type { Platform } from './platform/platform';
 import type { Session } from './session';
 
 /** What every page may use, created once at start (main.tsx) and handed down through context. */
 export interface Services {
   config: AppConfig;
   session: Session;
-  api: ApiClient;
+  platform: Platform;
   queryClient: QueryClient;
 }
 
@@ -26,5 +26,14 @@ export function useSignedIn(): boolean {
   return useSyncExternalStore(
     (listener) => session.subscribe(listener),
     () => session.signedIn,
+  );
+}
+
+/** Re-renders when the session ends while a page is in use (the platform refused to renew it). */
+export function useSessionEnded(): boolean {
+  const { session } = useServices();
+  return useSyncExternalStore(
+    (listener) => session.subscribe(listener),
+    () => session.ended,
   );
 }

@@ -1,5 +1,6 @@
 import { ErrorResponse, User, UserManager, WebStorageStateStore, type IdTokenClaims } from 'oidc-client-ts';
-import type { AppConfig } from '../config/app-config';
+import type { AppConfig } from '../../shared/api/app-config';
+import { forgetEverything } from './browser-memory';
 
 /**
  * The header the proxy requires on its token endpoints (P4): a cross-site form cannot send it, and a
@@ -74,6 +75,9 @@ function classify(error: unknown): SignInError {
   return new SignInError('other', message);
 }
 
+/** What signing out did at the platform (the app's own session ends in every case). */
+export type SignOutOutcome = 'signed_out' | 'not_offered' | 'unreachable';
+
 interface TokenResponse {
   access_token: string;
   token_type: string;
@@ -94,6 +98,9 @@ export class Session {
   #renewalTimer: ReturnType<typeof setTimeout> | undefined;
   #listeners = new Set<() => void>();
   #signedIn = false;
+  #ended = false;
+  /** Signing out on purpose: requests cut short by it are not an ended session to report. */
+  #leaving = false;
 
   constructor(config: AppConfig) {
     this.#config = config;
@@ -134,6 +141,20 @@ export class Session {
   /** Whether the last check found a session; `isSignedIn()` checks (and renews) for real. */
   get signedIn(): boolean {
     return this.#signedIn;
+  }
+
+  /**
+   * The platform refused the session and it could not be renewed while a page was in use. The page
+   * stays (with anything typed) and asks the person to sign in again, rather than dropping them.
+   */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  markEnded(): void {
+    if (this.#ended || this.#leaving) return;
+    this.#ended = true;
+    this.#changed(false);
   }
 
   /** A usable access token, renewed first when it is about to expire; null when signed out. */
@@ -217,25 +238,40 @@ export class Session {
     }
     localStorage.setItem(sessionHintKey, '1');
     localStorage.removeItem(signedOutKey);
+    this.#ended = false;
+    this.#leaving = false;
     this.#scheduleRenewal(user);
     this.#changed(true);
     const returnTo = (user.state as { returnTo?: unknown } | undefined)?.returnTo;
     return { returnTo: typeof returnTo === 'string' && returnTo.startsWith('/') ? returnTo : '/' };
   }
 
-  /** Ends the session at the platform (through the proxy) and forgets everything this app stored. */
-  async signOut(): Promise<void> {
+  /**
+   * Ends the session at the platform (through the proxy, which revokes the refresh token) and forgets
+   * everything this app stored. The app's session ends whatever the platform says (C5); the outcome
+   * tells the person whether the platform could be told.
+   */
+  async signOut(): Promise<SignOutOutcome> {
+    this.#leaving = true;
+    let outcome: SignOutOutcome = 'unreachable';
     try {
-      await fetch(this.#config.revokeEndpoint, {
+      const response = await fetch(this.#config.revokeEndpoint, {
         method: 'POST',
         credentials: 'same-origin',
         headers: { ...proxyHeaders, 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ client_id: this.#config.clientId }),
       });
+      const body = (await response.json().catch(() => ({}))) as { platform?: unknown };
+      if (response.ok && (body.platform === 'signed_out' || body.platform === 'not_offered'))
+        outcome = body.platform;
+    } catch {
+      // The proxy itself could not be reached: signed out here all the same.
     } finally {
       await this.#forget();
+      forgetEverything();
       localStorage.setItem(signedOutKey, '1');
     }
+    return outcome;
   }
 
   async #forget() {

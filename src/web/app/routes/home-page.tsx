@@ -1,20 +1,37 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useLoaderData } from 'react-router';
-import type { Me } from '../../../shared/api/me';
-import { meQuery } from '../../features/entities/api/queries';
+import { Link, useLoaderData, useLocation } from 'react-router';
+import { accountQuery } from '../../features/entities/api/queries';
 import { entityHref, entityKinds } from '../../features/entities/entity-kinds';
+import { OpenByNumber } from '../../features/entities/open-by-number';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ErrorNotice, Loading } from '../../components/ui/status';
-import { messageOf } from '../../lib/api-error';
+import { messageOf } from '../../lib/platform/errors';
+import type { Account } from '../../lib/platform/model';
+import type { SignOutOutcome } from '../../lib/session';
 import { useServices } from '../../lib/services';
+
+/** After a sign-out the platform could not be told about: what that means for the person. */
+const signOutNotes: Partial<Record<SignOutOutcome, string>> = {
+  not_offered:
+    'You are signed out of Asset Manager. This platform does not let apps end its own sign-in: on a shared computer, also sign out on the platform’s website.',
+  unreachable:
+    'You are signed out of Asset Manager, but the platform could not be reached to end your session there. It ends by itself when it expires; on a shared computer, also sign out on the platform’s website.',
+};
 
 function Landing() {
   const { session } = useServices();
   const [starting, setStarting] = useState(false);
+  const signedOut = (useLocation().state as { signedOut?: SignOutOutcome } | null)?.signedOut;
+  const note = signedOut ? signOutNotes[signedOut] : undefined;
   usePageTitle('Welcome');
   return (
     <section className="landing narrow">
+      {note && (
+        <p className="notice notice-warning" role="status">
+          {note}
+        </p>
+      )}
       <h1>Your investment documents, in one place</h1>
       <p className="lead">
         Asset Manager keeps the files of your investment platform account: product logos, cover images and
@@ -36,15 +53,15 @@ function Landing() {
   );
 }
 
-function EntityList({ me }: { me: Me }) {
+function EntityList({ account }: { account: Account }) {
   const groups = entityKinds
-    .map((kind) => ({ kind, entities: me.entities.filter((e) => e.type === kind.type) }))
+    .map((kind) => ({ kind, entities: account.entities.filter((e) => e.type === kind.type) }))
     .filter((group) => group.entities.length > 0);
 
   if (groups.length === 0) {
     return (
       <p className="empty">
-        {me.user.role === 'admin' ? (
+        {account.user.role === 'admin' ? (
           <>
             Admins own no files of their own. <Link to="/review">Open the review queue</Link> to check
             investors&apos; accreditation documents.
@@ -74,25 +91,33 @@ function EntityList({ me }: { me: Me }) {
 }
 
 function Home() {
-  const { api } = useServices();
-  const me = useQuery(meQuery(api));
+  const { platform } = useServices();
+  const account = useQuery(accountQuery(platform));
   usePageTitle('Home');
-  if (me.isPending) return <Loading label="Loading your files…" />;
-  if (me.isError) {
+  if (account.isPending) return <Loading label="Loading your files…" />;
+  if (account.isError) {
     return (
       <ErrorNotice title="Your account could not be loaded">
-        <p>{messageOf(me.error)}</p>
-        <button type="button" className="button" onClick={() => void me.refetch()}>
+        <p>{messageOf(account.error)}</p>
+        <button type="button" className="button" onClick={() => void account.refetch()}>
           Try again
         </button>
       </ErrorNotice>
     );
   }
+  if (account.data === null) {
+    return (
+      <>
+        <h1>Open your files</h1>
+        <OpenByNumber intro="This platform does not tell the app what you own, so open a product, investment or other record by its number. You find the number in the platform’s own pages, or in a link you were sent." />
+      </>
+    );
+  }
   return (
     <>
-      <h1>Hello, {me.data.user.name}</h1>
+      <h1>Hello, {account.data.user.name}</h1>
       <p className="lead">Choose what you want to manage files for.</p>
-      <EntityList me={me.data} />
+      <EntityList account={account.data} />
     </>
   );
 }

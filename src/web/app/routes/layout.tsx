@@ -1,39 +1,37 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, Outlet, useNavigate, useNavigation } from 'react-router';
-import { meQuery } from '../../features/entities/api/queries';
-import { useServices, useSignedIn } from '../../lib/services';
+import { Link, Outlet, useLocation, useNavigate, useNavigation } from 'react-router';
+import { accountQuery } from '../../features/entities/api/queries';
+import { keepDraftsThroughSignIn } from '../../lib/drafts';
+import { useServices, useSessionEnded, useSignedIn } from '../../lib/services';
 
 const roleNames = { investor: 'Investor', issuer: 'Issuer', admin: 'Admin' } as const;
 
 function UserMenu() {
-  const { api, session, queryClient } = useServices();
-  const me = useQuery(meQuery(api));
+  const { platform, session, queryClient } = useServices();
+  const account = useQuery(accountQuery(platform));
   const navigate = useNavigate();
   const [signingOut, setSigningOut] = useState(false);
 
   async function signOut() {
     setSigningOut(true);
-    try {
-      await session.signOut();
-    } finally {
-      // Leave the signed-in pages before dropping their data: a page still showing would fetch it again.
-      await navigate('/', { replace: true });
-      queryClient.clear();
-    }
+    const outcome = await session.signOut();
+    // Leave the signed-in pages before dropping their data: a page still showing would fetch it again.
+    await navigate('/', { replace: true, state: { signedOut: outcome } });
+    queryClient.clear();
   }
 
   return (
     <div className="user-menu">
-      {me.data?.user.role === 'admin' && (
+      {account.data?.user.role === 'admin' && (
         <nav aria-label="Admin" className="site-nav">
           <Link to="/review">Review queue</Link>
         </nav>
       )}
-      {me.data && (
+      {account.data && (
         <span className="user-name">
           <span className="visually-hidden">Signed in as </span>
-          {me.data.user.email} <span className="badge">{roleNames[me.data.user.role]}</span>
+          {account.data.user.email} <span className="badge">{roleNames[account.data.user.role]}</span>
         </span>
       )}
       <button type="button" className="button" onClick={() => void signOut()} disabled={signingOut}>
@@ -43,8 +41,38 @@ function UserMenu() {
   );
 }
 
+/**
+ * The platform refused the session and it could not be renewed: the page and anything typed stay, and
+ * signing in again comes back here with the typing restored (drafts.ts).
+ */
+function SessionEnded() {
+  const { session } = useServices();
+  const location = useLocation();
+  const [leaving, setLeaving] = useState(false);
+  return (
+    <div className="notice notice-warning session-ended" role="alert">
+      <p>
+        Your session ended — sign in again to continue. This page and anything you typed stay as they are.
+      </p>
+      <button
+        type="button"
+        className="button primary"
+        disabled={leaving}
+        onClick={() => {
+          setLeaving(true);
+          keepDraftsThroughSignIn();
+          void session.signIn(location.pathname + location.search).catch(() => setLeaving(false));
+        }}
+      >
+        {leaving ? 'Opening sign-in…' : 'Sign in again'}
+      </button>
+    </div>
+  );
+}
+
 export function Layout() {
   const signedIn = useSignedIn();
+  const ended = useSessionEnded();
   const navigation = useNavigation();
   return (
     <>
@@ -62,6 +90,7 @@ export function Layout() {
         <div className="progress-bar" role="progressbar" aria-label="Loading" />
       )}
       <main id="main" className="page" tabIndex={-1}>
+        {ended && <SessionEnded />}
         <Outlet />
       </main>
     </>

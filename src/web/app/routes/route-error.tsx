@@ -1,5 +1,5 @@
 import { Link, useRouteError } from 'react-router';
-import { messageOf } from '../../lib/api-error';
+import { messageOf } from '../../lib/platform/errors';
 
 /** The last resort for an error no page handled: never a blank screen. */
 export function RouteError() {

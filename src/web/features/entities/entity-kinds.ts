@@ -1,4 +1,4 @@
-import type { AssetableType } from '../../../shared/api/me';
+import type { AssetableType } from '../../../shared/api/assetable';
 
 /** How each assetable type appears in the app: its address and its names for people. */
 export interface EntityKind {

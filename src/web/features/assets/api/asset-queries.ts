@@ -1,89 +1,100 @@
 import { queryOptions, useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
-import type { Asset } from '../../../../shared/assets/asset';
-import type { ApiClient } from '../../../lib/api-client';
-import {
-  deleteAsset,
-  downloadUrl,
-  updateAsset,
-  type AssetChanges,
-  type Variant,
-} from '../../../lib/platform-api';
+import { forgetUploads } from '../../../lib/browser-memory';
+import { ApiError, messageOf } from '../../../lib/platform/errors';
+import type { EntityFiles, FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
+import type { Platform } from '../../../lib/platform/platform';
+import { cropOf } from '../../../../shared/assets/crop';
 import { useServices } from '../../../lib/services';
+import { deleteKey, waitingDeletes } from '../pending-deletes';
 
 /** Every query key of this feature, from one hierarchy. */
 export const assetKeys = {
   all: ['assets'] as const,
-  url: (id: number, variant: Variant, width: number | undefined, version: string) =>
-    [...assetKeys.all, id, 'url', variant, width ?? 'full', version] as const,
+  address: (id: number, variant: Variant, width: number | undefined, version: string) =>
+    [...assetKeys.all, id, 'address', variant, width ?? 'full', version] as const,
 };
 
-/** Download URLs live minutes (DOWNLOAD_URL_TTL, 5 by default): ask again well before they expire. */
-const urlLifetimeMs = 4 * 60_000;
+/** Download URLs live minutes (DOWNLOAD_URL_TTL, 5 by default, on our platform): ask again before. */
+const addressLifetimeMs = 4 * 60_000;
 
 /**
  * A signed address for showing a file. `version` changes when the file's look changes (a new crop), so
  * the browser never shows a stale rendition from its cache.
  */
-export const downloadUrlQuery = (
-  api: ApiClient,
-  asset: Pick<Asset, 'id' | 'updated_at'>,
+export const addressQuery = (
+  platform: Platform,
+  file: { id: number; version: string },
   variant: Variant,
   width?: number,
 ) =>
   queryOptions({
-    queryKey: assetKeys.url(asset.id, variant, width, asset.updated_at ?? ''),
-    queryFn: () => downloadUrl(api, asset.id, variant, width),
-    staleTime: urlLifetimeMs,
-    gcTime: urlLifetimeMs,
+    queryKey: assetKeys.address(file.id, variant, width, file.version),
+    queryFn: () => platform.address(file.id, { variant, width }),
+    staleTime: addressLifetimeMs,
+    gcTime: addressLifetimeMs,
   });
 
-interface EntityData {
-  assets: Asset[];
+/** The changes as the list shows them at once, before the platform answers. */
+function applied(file: StoredFile, changes: FileChanges): StoredFile {
+  const next = { ...file, ...changes };
+  if (!changes.meta) return next;
+  const crop = cropOf(changes.meta);
+  const { crop: _old, ...rest } = next;
+  return { ...rest, ...(crop ? { crop } : {}), version: `${file.version}+${JSON.stringify(crop ?? null)}` };
 }
 
+const replaceIn = (data: EntityFiles | undefined, id: number, make: (file: StoredFile) => StoredFile) =>
+  data?.files ? { ...data, files: data.files.map((f) => (f.id === id ? make(f) : f)) } : data;
+
 /**
- * Rename, privacy and crop: shown at once in the entity's cached data, rolled back if the platform
- * refuses (TanStack Query "optimistic updates"). `entityKey` is the query that lists the asset.
+ * Rename, privacy and crop: shown at once in the list's cached data, rolled back if the platform
+ * refuses (TanStack Query "optimistic updates"). `listKey` is the query that lists the file. A platform
+ * that answers an update without the file (204) is not refused: the adapter reads the file back (C2).
  */
-export function useUpdateAsset(entityKey: QueryKey) {
-  const { api } = useServices();
+export function useUpdateFile(listKey: QueryKey) {
+  const { platform } = useServices();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, changes }: { id: number; changes: AssetChanges }) => updateAsset(api, id, changes),
-    onMutate: async ({ id, changes }) => {
-      await queryClient.cancelQueries({ queryKey: entityKey });
-      const before = queryClient.getQueryData<EntityData>(entityKey);
-      queryClient.setQueryData<EntityData>(
-        entityKey,
-        (data) =>
-          data && { ...data, assets: data.assets.map((a) => (a.id === id ? { ...a, ...changes } : a)) },
+    mutationFn: ({ file, changes }: { file: StoredFile; changes: FileChanges }) =>
+      platform.update(file, changes),
+    onMutate: async ({ file, changes }) => {
+      await queryClient.cancelQueries({ queryKey: listKey });
+      const before = queryClient.getQueryData<EntityFiles>(listKey);
+      queryClient.setQueryData<EntityFiles>(listKey, (data) =>
+        replaceIn(data, file.id, (f) => applied(f, changes)),
       );
       return { before };
     },
     onError: (_error, _variables, context) => {
-      if (context?.before) queryClient.setQueryData(entityKey, context.before);
+      if (context?.before) queryClient.setQueryData(listKey, context.before);
     },
-    onSuccess: (asset) => {
-      queryClient.setQueryData<EntityData>(
-        entityKey,
-        (data) => data && { ...data, assets: data.assets.map((a) => (a.id === asset.id ? asset : a)) },
-      );
+    onSuccess: (stored, { file }) => {
+      // Made, but not read back: the optimistic state stays until the list is read again.
+      if (!stored) return queryClient.invalidateQueries({ queryKey: listKey });
+      queryClient.setQueryData<EntityFiles>(listKey, (data) => replaceIn(data, file.id, () => stored));
     },
   });
 }
 
-/** Delete is not optimistic: the card says "Deleting…" until the platform confirms. */
-export function useDeleteAsset(entityKey: QueryKey) {
-  const { api } = useServices();
+/**
+ * Delete with undo: the file leaves the list at once, and the platform is asked only once the undo
+ * window has passed (lib/deferred-actions.ts). A refusal brings the file back with the platform's reason.
+ */
+export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
+  const { platform } = useServices();
   const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: number) => deleteAsset(api, id),
-    onSuccess: (_nothing, id) => {
-      queryClient.setQueryData<EntityData>(
-        entityKey,
-        (data) => data && { ...data, assets: data.assets.filter((a) => a.id !== id) },
+  return (file: StoredFile) =>
+    waitingDeletes.later(deleteKey(file.id), file, async ({ leavingPage }) => {
+      try {
+        await platform.remove(file, { keepalive: leavingPage });
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 403) onForbidden();
+        throw new Error(`${file.name} was not deleted: ${messageOf(error)}`);
+      }
+      forgetUploads([file.id]);
+      queryClient.setQueryData<EntityFiles>(listKey, (data) =>
+        data?.files ? { ...data, files: data.files.filter((f) => f.id !== file.id) } : data,
       );
-      return queryClient.invalidateQueries({ queryKey: entityKey });
-    },
-  });
+      await queryClient.invalidateQueries({ queryKey: listKey });
+    });
 }

@@ -1,93 +1,115 @@
 import { useQuery, type QueryKey } from '@tanstack/react-query';
-import { lazy, Suspense, useId, useState } from 'react';
-import type { AssetableType } from '../../../../shared/api/me';
-import type { Asset } from '../../../../shared/assets/asset';
-import { cropOf, type Crop } from '../../../../shared/assets/crop';
+import { lazy, Suspense, useId, useRef, useState, type ReactNode } from 'react';
+import type { Crop } from '../../../../shared/assets/crop';
 import { findFileType } from '../../../../shared/assets/file-types';
-import { Dialog } from '../../../components/ui/dialog';
-import { messageOf } from '../../../lib/api-error';
-import { downloadUrl, type Variant } from '../../../lib/platform-api';
+import { hasDraft, useDraft } from '../../../lib/drafts';
+import { ApiError, messageOf } from '../../../lib/platform/errors';
+import type { StoredFile, Variant } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
-import { downloadUrlQuery, useDeleteAsset, useUpdateAsset } from '../api/asset-queries';
-import { audienceOf } from '../audience';
+import { formatDate, formatSize } from '../../../lib/format';
+import { addressQuery, useDeleteLater, useUpdateFile } from '../api/asset-queries';
+import { audienceOf, privacyMatters } from '../audience';
+import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
+import { viewableAs } from '../viewable';
+import { CroppedImage } from './cropped-image';
 
 const CropDialog = lazy(() => import('./crop-dialog'));
+const FileViewer = lazy(() => import('./file-viewer'));
 
-/** Previews are small renditions, never originals (performance.md W3). */
+/** Previews are small renditions, never originals, where the platform makes them (performance.md W3). */
 const previewWidth = 320;
 
-const isImage = (asset: Asset) =>
-  asset.content_type?.startsWith('image/') ?? findFileType(asset.file_type)?.documentType === 'image';
+const isImage = (file: StoredFile) => viewableAs(file) === 'image';
 
-function typeBadge(asset: Asset) {
-  const extension = /\.([a-z0-9]{1,5})$/i.exec(asset.name)?.[1];
+function typeBadge(file: StoredFile) {
+  const extension = /\.([a-z0-9]{1,5})$/i.exec(file.name)?.[1];
   if (extension) return extension.toUpperCase();
-  return asset.content_type?.split('/')[1]?.toUpperCase() ?? 'FILE';
+  return file.contentType?.split('/')[1]?.toUpperCase() ?? 'FILE';
 }
 
-/** What a card shows: the image's cropped or preview rendition, a PDF's thumbnail, or nothing. */
-function previewSource(asset: Asset): { id: number; variant: Variant } | null {
-  if (isImage(asset)) return { id: asset.id, variant: cropOf(asset.meta) ? 'cropped' : 'preview' };
-  if (asset.thumbnail_id) return { id: Number(asset.thumbnail_id), variant: 'preview' };
+/** What a card shows: the image (cropped or whole), a PDF's thumbnail, or nothing. */
+function previewSource(file: StoredFile): { id: number; variant: Variant; crop?: Crop } | null {
+  if (isImage(file)) return { id: file.id, variant: file.crop ? 'cropped' : 'preview', crop: file.crop };
+  if (file.thumbnailId !== undefined) return { id: file.thumbnailId, variant: 'preview' };
   return null;
 }
 
-function TypeIcon({ asset }: { asset: Asset }) {
+function TypeIcon({ file }: { file: StoredFile }) {
   return (
     <div className="preview preview-icon" aria-hidden="true">
-      {typeBadge(asset)}
+      {typeBadge(file)}
     </div>
   );
 }
 
-function Preview({ asset }: { asset: Asset }) {
-  const { api } = useServices();
-  const source = previewSource(asset);
+function Preview({ file }: { file: StoredFile }) {
+  const { platform } = useServices();
+  const source = previewSource(file);
   const [broken, setBroken] = useState(false);
-  const url = useQuery({
-    ...downloadUrlQuery(
-      api,
-      { id: source?.id ?? asset.id, updated_at: asset.updated_at },
+  const address = useQuery({
+    ...addressQuery(
+      platform,
+      { id: source?.id ?? file.id, version: file.version },
       source?.variant ?? 'preview',
       previewWidth,
     ),
     enabled: source !== null,
   });
-  if (!source || !url.data || broken) return <TypeIcon asset={asset} />;
+  if (!source || !address.data || broken) return <TypeIcon file={file} />;
+  const alt = `Preview of ${file.name}`;
+  // A platform without renditions sends the original: the browser shows the crop itself (lazily).
+  if (!address.data.rendered && source.crop) {
+    return (
+      <CroppedImage
+        className="preview"
+        src={address.data.url}
+        crop={source.crop}
+        alt={alt}
+        onError={() => setBroken(true)}
+      />
+    );
+  }
   return (
     <img
       className="preview"
-      src={url.data}
-      alt={`Preview of ${asset.name}`}
+      src={address.data.url}
+      alt={alt}
       loading="lazy"
       onError={() => setBroken(true)}
     />
   );
 }
 
+const renameDraft = (file: StoredFile) => `rename:${file.id}`;
+
 function RenameForm({
-  asset,
+  file,
   onRename,
   onDone,
 }: {
-  asset: Asset;
+  file: StoredFile;
   onRename: (name: string) => void;
   onDone: () => void;
 }) {
-  const [name, setName] = useState(asset.name);
+  // Kept through a re-sign-in: a session that ends mid-rename does not lose the new name.
+  const [name, setName, clearDraft] = useDraft(renameDraft(file), file.name);
   const inputId = useId();
+  const finish = () => {
+    clearDraft();
+    onDone();
+  };
   return (
     <form
       className="rename"
       onSubmit={(event) => {
         event.preventDefault();
         const trimmed = name.trim();
-        if (trimmed && trimmed !== asset.name) onRename(trimmed);
-        onDone();
+        if (trimmed && trimmed !== file.name) onRename(trimmed);
+        finish();
       }}
     >
       <label htmlFor={inputId} className="visually-hidden">
-        New name for {asset.name}
+        New name for {file.name}
       </label>
       <input
         id={inputId}
@@ -96,50 +118,99 @@ function RenameForm({
         autoFocus
         onChange={(event) => setName(event.target.value)}
         onKeyDown={(event) => {
-          if (event.key === 'Escape') onDone();
+          if (event.key === 'Escape') finish();
         }}
       />
       <button type="submit" className="button small">
         Save
       </button>
-      <button type="button" className="button small" onClick={onDone}>
+      <button type="button" className="button small" onClick={finish}>
         Cancel
       </button>
     </form>
   );
 }
 
+/** What a card says about a file besides its name: size, upload date, an image's pixels. */
+function factsOf(file: StoredFile): string[] {
+  const facts: string[] = [];
+  if (file.size !== undefined) facts.push(formatSize(file.size));
+  if (file.width !== undefined && file.height !== undefined) facts.push(`${file.width} × ${file.height} px`);
+  const date = file.uploadedAt ? formatDate(file.uploadedAt) : undefined;
+  if (date) facts.push(`uploaded ${date}`);
+  return facts;
+}
+
+/**
+ * Where focus goes once a card has left the list: the next card's first action, else the one before,
+ * else the file's own "Undo", else the slot's heading. Never the top of the page. Found before the
+ * card goes (its neighbours), and looked up once it has (the Undo it leaves behind).
+ */
+function focusAfterRemoving(card: HTMLElement | null, fileId: number): () => void {
+  const neighbour = (card?.nextElementSibling ?? card?.previousElementSibling) as HTMLElement | null;
+  const next = neighbour?.querySelector<HTMLElement>('button');
+  const slot = card?.closest('section');
+  return () =>
+    (next?.isConnected
+      ? next
+      : (document.getElementById(`undo-file-${fileId}`) ?? slot?.querySelector('h2'))
+    )?.focus();
+}
+
 export function AssetCard({
-  asset,
-  entityType,
-  entityKey,
+  file,
+  listKey,
   canEdit,
+  onForbidden,
+  viewerAside,
 }: {
-  asset: Asset;
-  entityType: AssetableType;
-  entityKey: QueryKey;
+  file: StoredFile;
+  listKey: QueryKey;
   canEdit: boolean;
+  /** The platform refused a change (403): the page stops offering changes. */
+  onForbidden: () => void;
+  /** Shown beside the file in the viewer (the review queue's decision form). */
+  viewerAside?: ReactNode;
 }) {
-  const { api } = useServices();
-  const update = useUpdateAsset(entityKey);
-  const remove = useDeleteAsset(entityKey);
-  const [renaming, setRenaming] = useState(false);
-  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const { platform } = useServices();
+  const [viewing, setViewing] = useState(false);
+  const update = useUpdateFile(listKey);
+  const deleteFile = useDeleteLater(listKey, onForbidden);
+  const [renaming, setRenaming] = useState(() => hasDraft(renameDraft(file)));
   const [cropSource, setCropSource] = useState<string | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
   // The switch follows the click at once, before the cache's optimistic update lands a tick later.
   const [pendingPrivate, setPendingPrivate] = useState<boolean | null>(null);
-  const isPrivate = pendingPrivate ?? asset.private;
-  const fileType = findFileType(asset.file_type);
-  const image = isImage(asset);
+  const isPrivate = pendingPrivate ?? file.private;
+  const exposed = usePrivacyWarning(file.id) && !file.private;
+  const fileType = findFileType(file.fileType);
+  const image = isImage(file);
   const privateId = useId();
   const audienceId = useId();
+  const cardRef = useRef<HTMLLIElement>(null);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const facts = factsOf(file);
+
+  const change = (changes: Parameters<typeof update.mutate>[0]['changes'], onSettled?: () => void) =>
+    update.mutate(
+      { file, changes },
+      {
+        onSuccess: (_stored, { changes: made }) => {
+          if (made.private === true) privacyWarnings.remove(file.id);
+        },
+        onError: (error) => {
+          if (error instanceof ApiError && error.status === 403) onForbidden();
+        },
+        onSettled,
+      },
+    );
 
   async function open() {
     setOpenError(null);
+    if (viewableAs(file)) return setViewing(true);
     // Download URLs expire within minutes: ask for one at the moment of the click.
     try {
-      const url = await downloadUrl(api, asset.id);
+      const { url } = await platform.address(file.id);
       window.open(url, '_blank', 'noopener,noreferrer');
     } catch (error) {
       setOpenError(messageOf(error));
@@ -149,7 +220,7 @@ export function AssetCard({
   async function editCrop() {
     setOpenError(null);
     try {
-      setCropSource(await downloadUrl(api, asset.id));
+      setCropSource((await platform.address(file.id)).url);
     } catch (error) {
       setOpenError(messageOf(error));
     }
@@ -157,31 +228,53 @@ export function AssetCard({
 
   function saveCrop(crop: Crop | null) {
     setCropSource(null);
-    const meta = { ...asset.meta };
+    const meta = { ...file.meta };
     if (crop) meta.crop = crop;
     else delete meta.crop;
-    update.mutate({ id: asset.id, changes: { meta } });
+    change({ meta });
   }
 
-  const failure = update.error ?? remove.error;
+  function remove() {
+    const moveFocus = focusAfterRemoving(cardRef.current, file.id);
+    deleteFile(file);
+    // After this render the card is gone: focus moves on to what comes next, not to the page's top.
+    requestAnimationFrame(moveFocus);
+  }
+
   return (
-    <li className="asset-card">
-      <Preview asset={asset} />
+    <li className="asset-card" ref={cardRef} id={`file-${file.id}`}>
+      <Preview file={file} />
       <div className="asset-body">
         {renaming ? (
           <RenameForm
-            asset={asset}
-            onRename={(name) => update.mutate({ id: asset.id, changes: { name } })}
-            onDone={() => setRenaming(false)}
+            file={file}
+            onRename={(name) => change({ name })}
+            onDone={() => {
+              setRenaming(false);
+              // Back to the control that opened the form, once it is there again.
+              requestAnimationFrame(() => renameButton.current?.focus());
+            }}
           />
         ) : (
-          <p className="asset-name">{asset.name}</p>
+          <p className="asset-name">{file.name}</p>
         )}
         <p className="asset-facts">
-          {asset.private ? <span className="badge badge-private">Private</span> : null}{' '}
-          {asset.size !== undefined ? `${Math.max(1, Math.round(asset.size / 1024))} KB` : null}
+          {file.private ? <span className="badge badge-private">Private</span> : null} {facts.join(' · ')}
         </p>
-        {canEdit ? (
+        {exposed && (
+          <div className="notice notice-warning" role="alert">
+            <p>Visible to others: this file should be private, but the platform did not make it private.</p>
+            <button
+              type="button"
+              className="button small"
+              disabled={update.isPending}
+              onClick={() => change({ private: true })}
+            >
+              Make it private<span className="visually-hidden"> ({file.name})</span>
+            </button>
+          </div>
+        )}
+        {canEdit && privacyMatters(file.entity.type) ? (
           <div className="private-toggle">
             <input
               type="checkbox"
@@ -192,24 +285,20 @@ export function AssetCard({
               onChange={(event) => {
                 const wanted = event.target.checked;
                 setPendingPrivate(wanted);
-                update.mutate(
-                  { id: asset.id, changes: { private: wanted } },
-                  { onSettled: () => setPendingPrivate(null) },
-                );
+                change({ private: wanted }, () => setPendingPrivate(null));
               }}
             />
             <label htmlFor={privateId}>Private</label>
             <p id={audienceId} className="hint">
-              {audienceOf(entityType, isPrivate)}
+              {audienceOf(file.entity.type, isPrivate)}
             </p>
           </div>
         ) : (
-          <p className="hint">{audienceOf(entityType, asset.private, false)}</p>
+          <p className="hint">{audienceOf(file.entity.type, file.private, canEdit)}</p>
         )}
-        {failure && (
+        {update.error && (
           <p className="field-error" role="alert">
-            {remove.error ? 'Not deleted: ' : 'The change was undone: '}
-            {messageOf(failure)}
+            The change was undone: {messageOf(update.error)}
           </p>
         )}
         {openError && (
@@ -219,58 +308,42 @@ export function AssetCard({
         )}
         <div className="asset-actions">
           <button type="button" className="button small" onClick={() => void open()}>
-            Open<span className="visually-hidden"> {asset.name}</span>
+            Open<span className="visually-hidden"> {file.name}</span>
           </button>
           {canEdit && !renaming && (
-            <button type="button" className="button small" onClick={() => setRenaming(true)}>
-              Rename<span className="visually-hidden"> {asset.name}</span>
+            <button
+              type="button"
+              className="button small"
+              ref={renameButton}
+              onClick={() => setRenaming(true)}
+            >
+              Rename<span className="visually-hidden"> {file.name}</span>
             </button>
           )}
           {canEdit && image && fileType?.cropAspect && (
             <button type="button" className="button small" onClick={() => void editCrop()}>
-              Edit crop<span className="visually-hidden"> of {asset.name}</span>
+              Edit crop<span className="visually-hidden"> of {file.name}</span>
             </button>
           )}
           {canEdit && (
-            <button
-              type="button"
-              className="button small danger"
-              disabled={remove.isPending}
-              onClick={() => setConfirmingDelete(true)}
-            >
-              {remove.isPending ? 'Deleting…' : 'Delete'}
-              <span className="visually-hidden"> {asset.name}</span>
+            <button type="button" className="button small danger" onClick={remove}>
+              Delete<span className="visually-hidden"> {file.name}</span>
             </button>
           )}
         </div>
       </div>
-      {confirmingDelete && (
-        <Dialog title={`Delete ${asset.name}?`} onClose={() => setConfirmingDelete(false)}>
-          <p>The file and every link to it stop working. This cannot be undone.</p>
-          <div className="dialog-actions">
-            <button type="button" className="button" autoFocus onClick={() => setConfirmingDelete(false)}>
-              Keep it
-            </button>
-            <button
-              type="button"
-              className="button danger-solid"
-              onClick={() => {
-                setConfirmingDelete(false);
-                remove.mutate(asset.id);
-              }}
-            >
-              Delete {asset.name}
-            </button>
-          </div>
-        </Dialog>
+      {viewing && (
+        <Suspense fallback={null}>
+          <FileViewer file={file} onClose={() => setViewing(false)} aside={viewerAside} />
+        </Suspense>
       )}
       {cropSource && fileType?.cropAspect && (
         <Suspense fallback={null}>
           <CropDialog
             src={cropSource}
-            fileName={asset.name}
+            fileName={file.name}
             aspect={fileType.cropAspect}
-            initial={cropOf(asset.meta)}
+            initial={file.crop}
             saveLabel="Save crop"
             onCancel={() => setCropSource(null)}
             onSave={saveCrop}

@@ -1,7 +1,5 @@
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import type { AssetableType } from '../../../../shared/api/me';
-import type { Asset } from '../../../../shared/assets/asset';
 import type { Crop } from '../../../../shared/assets/crop';
 import {
   checkFileForSlot,
@@ -10,8 +8,13 @@ import {
   maxBytesFor,
   type FileTypeInfo,
 } from '../../../../shared/assets/file-types';
+import { rememberUpload } from '../../../lib/browser-memory';
+import type { EntityRef, StoredFile } from '../../../lib/platform/model';
+import { deleteKey, waitingDeletes } from '../pending-deletes';
+import { privacyWarnings } from '../privacy-warnings';
 import { useUploads } from '../upload/use-uploads';
 import { AssetCard } from './asset-card';
+import { DeleteNotices } from './delete-notices';
 import { UploadList } from './upload-list';
 import { DropAreaPlaceholder } from './drop-area-placeholder';
 
@@ -43,24 +46,37 @@ interface Pending {
 export function AssetSlot({
   entity,
   fileType,
-  assets,
-  entityKey,
+  files,
+  listKey,
   canEdit,
+  onForbidden,
 }: {
-  entity: { type: AssetableType; id: number };
+  entity: EntityRef;
   fileType: FileTypeInfo;
-  assets: Asset[];
-  entityKey: QueryKey;
+  files: StoredFile[];
+  /** The query that lists these files. */
+  listKey: QueryKey;
   canEdit: boolean;
+  /** The platform refused a change here (403): the page becomes read-only. */
+  onForbidden: () => void;
 }) {
   const queryClient = useQueryClient();
   const [refusals, setRefusals] = useState<string[]>([]);
   const [toCrop, setToCrop] = useState<Pending[]>([]);
+  // How far through a batch of images the crop dialog is ("Image 2 of 3").
+  const [batch, setBatch] = useState({ done: 0, total: 0 });
+  waitingDeletes.useWaiting();
+  const shown = files.filter((file) => !waitingDeletes.isWaiting(deleteKey(file.id)));
   const uploads = useUploads({
-    assetableType: entity.type,
-    assetableId: entity.id,
+    entity,
     fileType: fileType.fileType,
-    onUploaded: () => void queryClient.invalidateQueries({ queryKey: entityKey }),
+    onUploaded: ({ file, privacyNotApplied }) => {
+      // Remembered, so a platform that does not list an entity's files still shows it here.
+      rememberUpload(entity, file.id);
+      if (privacyNotApplied) privacyWarnings.add(file.id);
+      void queryClient.invalidateQueries({ queryKey: listKey });
+    },
+    onForbidden,
   });
   const image = fileType.documentType === 'image';
   const headingId = `slot-${fileType.fileType}`;
@@ -96,43 +112,64 @@ export function AssetSlot({
       }
     }
     setRefusals(reasons);
-    if (images.length > 0) setToCrop((queue) => [...queue, ...images]);
+    if (images.length > 0) {
+      setBatch((b) =>
+        toCrop.length === 0 ? { done: 0, total: images.length } : { ...b, total: b.total + images.length },
+      );
+      setToCrop((queue) => [...queue, ...images]);
+    }
   }
 
+  /** `undefined`: not uploaded (cancelled); `null`: the whole image. */
   function finishCrop(crop: Crop | null | undefined) {
     if (!current) return;
     URL.revokeObjectURL(current.url);
     if (crop !== undefined) {
       uploads.start(current.file, { private: fileType.privateByDefault, meta: crop ? { crop } : {} });
     }
+    setBatch((b) => ({ ...b, done: b.done + 1 }));
     setToCrop((queue) => queue.slice(1));
+  }
+
+  /** "Skip crop for the rest": this image and every one still waiting go up whole. */
+  function skipCropForTheRest() {
+    for (const pending of toCrop) {
+      URL.revokeObjectURL(pending.url);
+      uploads.start(pending.file, { private: fileType.privateByDefault, meta: {} });
+    }
+    setBatch({ done: 0, total: 0 });
+    setToCrop([]);
   }
 
   return (
     <section className="slot card" aria-labelledby={headingId}>
       <div className="slot-head">
-        <h2 id={headingId}>{fileType.label}</h2>
+        {/* Focusable from script only: where focus goes when nothing nearer is left (a last delete). */}
+        <h2 id={headingId} tabIndex={-1}>
+          {fileType.label}
+        </h2>
         <p className="hint">
           {fileType.purpose}. Accepts {describeAccepts(fileType)} up to {megabytes(maxBytesFor(fileType))}
           {fileType.privateByDefault ? '; private when uploaded' : ''}.
         </p>
       </div>
 
-      {assets.length > 0 ? (
+      {shown.length > 0 ? (
         <ul className="asset-list" aria-label="Files">
-          {assets.map((asset) => (
+          {shown.map((file) => (
             <AssetCard
-              key={asset.id}
-              asset={asset}
-              entityType={entity.type}
-              entityKey={entityKey}
+              key={file.id}
+              file={file}
+              listKey={listKey}
               canEdit={canEdit}
+              onForbidden={onForbidden}
             />
           ))}
         </ul>
       ) : (
         <p className="empty-slot">No {fileType.label.toLowerCase()} yet.</p>
       )}
+      <DeleteNotices entity={entity} fileType={fileType.fileType} />
 
       {canEdit && (
         <>
@@ -158,8 +195,11 @@ export function AssetSlot({
             fileName={current.file.name}
             aspect={fileType.cropAspect}
             saveLabel="Crop and upload"
+            batch={batch.total > 1 ? { position: batch.done + 1, total: batch.total } : undefined}
+            onSkipRest={toCrop.length > 1 ? skipCropForTheRest : undefined}
             onCancel={() => finishCrop(undefined)}
             onSave={finishCrop}
+            returnFocus={() => document.getElementById(headingId)}
           />
         </Suspense>
       )}

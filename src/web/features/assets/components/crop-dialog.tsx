@@ -41,17 +41,25 @@ export default function CropDialog({
   aspect,
   initial,
   saveLabel,
+  batch,
+  onSkipRest,
   onCancel,
   onSave,
+  returnFocus,
 }: {
   src: string;
   fileName: string;
   aspect: CropAspect;
   initial?: Crop;
   saveLabel: string;
+  /** Where this image is in a batch chosen together ("Image 2 of 3"). */
+  batch?: { position: number; total: number };
+  /** Uploads this image and the rest of the batch uncropped. */
+  onSkipRest?: () => void;
   onCancel: () => void;
   /** null: use the whole image. */
   onSave: (crop: Crop | null) => void;
+  returnFocus?: () => HTMLElement | null;
 }) {
   const presets = presetsFor(aspect);
   // Fixed for the dialog's life: react-easy-crop re-frames whenever this prop is a new object.
@@ -91,7 +99,12 @@ export default function CropDialog({
   }
 
   return (
-    <Dialog title={`Crop ${fileName}`} onClose={onCancel} wide>
+    <Dialog title={`Crop ${fileName}`} onClose={onCancel} wide returnFocus={returnFocus}>
+      {batch && (
+        <p className="batch-position">
+          Image {batch.position} of {batch.total}
+        </p>
+      )}
       <p className="hint">
         Drag or use the arrow keys to move the image, and the slider to zoom. The original file is kept
         unchanged; only the frame is saved.
@@ -155,8 +168,13 @@ export default function CropDialog({
       </div>
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel}>
-          Cancel
+          {batch ? 'Skip this image' : 'Cancel'}
         </button>
+        {onSkipRest && (
+          <button type="button" className="button" onClick={onSkipRest}>
+            Skip crop for the rest
+          </button>
+        )}
         <button type="button" className="button" onClick={() => onSave(null)}>
           Use whole image
         </button>

@@ -1,3 +1,4 @@
+import { formatSize, formatSpeed, formatTimeLeft } from '../../../lib/format';
 import type { useUploads, UploadItem } from '../upload/use-uploads';
 
 const phaseWords: Record<UploadItem['phase'], string> = {
@@ -11,9 +12,19 @@ const phaseWords: Record<UploadItem['phase'], string> = {
 
 const percent = (item: UploadItem) => (item.total > 0 ? Math.floor((item.sent / item.total) * 100) : 0);
 
+/** "12 MB of 40 MB · 850 kB/s · about 35 seconds left", while sending. */
+function sendingDetails(item: UploadItem): string {
+  const parts = [`${formatSize(item.sent)} of ${formatSize(item.total)}`];
+  if (item.speed !== undefined && item.speed > 0) {
+    parts.push(formatSpeed(item.speed), formatTimeLeft((item.total - item.sent) / item.speed));
+  }
+  return parts.join(' · ');
+}
+
 /**
- * The slot's uploads with honest phases: sending with a real percentage, processing while the platform
- * works, done. Phase changes (not every percent) are announced through a polite live region.
+ * The slot's uploads with honest phases: sending with a real percentage, the speed and the time left,
+ * processing while the platform works, done (the row then clears itself). Phase changes, not every
+ * percent, are announced through a polite live region. Retry is offered only where it can succeed.
  */
 export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads> }) {
   return (
@@ -24,7 +35,7 @@ export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads>
       {uploads.items.length > 0 && (
         <ul className="upload-list" aria-label="Uploads">
           {uploads.items.map((item) => (
-            <li key={item.id} className={`upload upload-${item.phase}`}>
+            <li key={item.id} id={`upload-${item.id}`} className={`upload upload-${item.phase}`}>
               <span className="upload-name">{item.file.name}</span>
               <span className="upload-phase">
                 {phaseWords[item.phase]}
@@ -33,6 +44,7 @@ export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads>
               {(item.phase === 'sending' || item.phase === 'waiting') && (
                 <progress max={100} value={percent(item)} aria-label={`${item.file.name} sent`} />
               )}
+              {item.phase === 'sending' && <span className="upload-details">{sendingDetails(item)}</span>}
               {item.phase === 'processing' && <progress aria-label={`${item.file.name} processing`} />}
               {item.error && <span className="field-error">{item.error}</span>}
               <span className="upload-actions">
@@ -41,7 +53,7 @@ export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads>
                     Cancel<span className="visually-hidden"> {item.file.name}</span>
                   </button>
                 )}
-                {(item.phase === 'failed' || item.phase === 'cancelled') && (
+                {(item.phase === 'failed' || item.phase === 'cancelled') && item.retryable && (
                   <button type="button" className="button small" onClick={() => uploads.retry(item.id)}>
                     Retry<span className="visually-hidden"> {item.file.name}</span>
                   </button>

@@ -1,10 +1,9 @@
+import pLimit from 'p-limit';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AssetableType } from '../../../../shared/api/me';
-import type { Asset } from '../../../../shared/assets/asset';
-import { messageOf } from '../../../lib/api-error';
-import { uploadAsset } from '../../../lib/platform-api';
+import { describeAccepts, findFileType } from '../../../../shared/assets/file-types';
+import { ApiError, messageOf, SessionEnded } from '../../../lib/platform/errors';
+import type { EntityRef, Uploaded } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
-import { createLimiter } from './limiter';
 
 export type UploadPhase = 'waiting' | 'sending' | 'processing' | 'done' | 'failed' | 'cancelled';
 
@@ -18,19 +17,51 @@ export interface UploadItem {
   phase: UploadPhase;
   sent: number;
   total: number;
+  /** Bytes per second lately, while sending; undefined until there is enough to tell. */
+  speed?: number;
   error?: string;
+  /** Whether trying again can succeed: not for a file the platform refused for what it is. */
+  retryable?: boolean;
 }
 
-const uploads = createLimiter(3);
+/**
+ * At most three uploads at once across the page, the rest waiting in order: dropping twenty files does
+ * not open twenty connections that starve each other of bandwidth.
+ */
+export const uploadLimit = pLimit(3);
+
+/** How long a finished upload's row stays before it clears itself (the file's card is there now). */
+export const doneRowMs = 6_000;
+
+/** Statuses after which the same upload can succeed later: busy, slow, or briefly unavailable. */
+const retryableStatuses = new Set([408, 409, 425, 429, 502, 503, 504]);
+
+/** Why an upload failed, in words about the file and the slot, never a MIME type or an internal name. */
+function failureOf(error: unknown, file: File, fileType: string): { message: string; retryable: boolean } {
+  if (error instanceof ApiError) {
+    const slot = findFileType(fileType);
+    const retryable = retryableStatuses.has(error.status) || error.status >= 500;
+    if (error.status === 415)
+      return {
+        message: `${file.name} is not a kind of file this slot takes${slot ? `: upload ${describeAccepts(slot)}` : ''}.`,
+        retryable,
+      };
+    if (error.status === 413) return { message: `${file.name} is too large for this slot.`, retryable };
+    return { message: messageOf(error), retryable };
+  }
+  // Network trouble can pass; an ended session is taken up by the page's "sign in again".
+  return { message: messageOf(error), retryable: !(error instanceof SessionEnded) };
+}
 
 /** The uploads of one slot: start, follow, cancel, retry. */
 export function useUploads(target: {
-  assetableType: AssetableType;
-  assetableId: number;
+  entity: EntityRef;
   fileType: string;
-  onUploaded: (asset: Asset) => void;
+  onUploaded: (uploaded: Uploaded) => void;
+  /** The platform refused the person the right to add files here (403). */
+  onForbidden: () => void;
 }) {
-  const { api } = useServices();
+  const { platform } = useServices();
   const [items, setItems] = useState<UploadItem[]>([]);
   const controllers = useRef(new Map<string, AbortController>());
   // Screen readers hear phase changes, not every percent (web-app.md).
@@ -43,29 +74,51 @@ export function useUploads(target: {
   const update = useCallback((id: string, change: Partial<UploadItem>) => {
     setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
   }, []);
+  const dismiss = useCallback((id: string) => setItems((all) => all.filter((i) => i.id !== id)), []);
+
+  /** A finished row clears itself, unless the person is on it (focus would fall to the page's top). */
+  const clearLater = useCallback(
+    (id: string) => {
+      const clear = () => {
+        if (document.getElementById(`upload-${id}`)?.contains(document.activeElement))
+          setTimeout(clear, doneRowMs);
+        else dismiss(id);
+      };
+      setTimeout(clear, doneRowMs);
+    },
+    [dismiss],
+  );
 
   const run = useCallback(
     async (item: UploadItem) => {
       const controller = new AbortController();
       controllers.current.set(item.id, controller);
-      update(item.id, { phase: 'waiting', error: undefined, sent: 0 });
+      update(item.id, { phase: 'waiting', error: undefined, sent: 0, speed: undefined });
       const name = item.file.name;
       let processing = false;
+      // The speed is a moving average over the progress events, so one burst does not swing it.
+      let last: { at: number; sent: number } | undefined;
+      let speed: number | undefined;
       try {
-        const { assetableType, assetableId, fileType } = targetRef.current;
-        const asset = await uploads(() => {
+        const { entity, fileType } = targetRef.current;
+        const uploaded = await uploadLimit(() => {
           if (controller.signal.aborted) throw new DOMException('cancelled', 'AbortError');
           update(item.id, { phase: 'sending' });
           setAnnouncement(`${name}: sending`);
-          return uploadAsset(
-            api,
-            { fileType, assetableType, assetableId, private: item.private, meta: item.meta, file: item.file },
+          return platform.upload(
+            { fileType, entity, private: item.private, meta: item.meta, file: item.file },
             {
               idempotencyKey: item.idempotencyKey,
               signal: controller.signal,
               onProgress: (sent, total) => {
+                const now = performance.now();
+                if (last && now - last.at >= 250) {
+                  const instant = ((sent - last.sent) * 1000) / (now - last.at);
+                  speed = speed === undefined ? instant : speed * 0.7 + instant * 0.3;
+                  last = { at: now, sent };
+                } else if (!last) last = { at: now, sent };
                 const done = sent >= total;
-                update(item.id, { sent, total, phase: done ? 'processing' : 'sending' });
+                update(item.id, { sent, total, speed, phase: done ? 'processing' : 'sending' });
                 if (done && !processing) setAnnouncement(`${name}: sent, processing`);
                 processing ||= done;
               },
@@ -74,21 +127,23 @@ export function useUploads(target: {
         });
         update(item.id, { phase: 'done', sent: item.file.size, total: item.file.size });
         setAnnouncement(`${name}: uploaded`);
-        targetRef.current.onUploaded(asset);
+        clearLater(item.id);
+        targetRef.current.onUploaded(uploaded);
       } catch (error) {
+        if (error instanceof ApiError && error.status === 403) targetRef.current.onForbidden();
         if (error instanceof DOMException && error.name === 'AbortError') {
-          update(item.id, { phase: 'cancelled' });
+          update(item.id, { phase: 'cancelled', retryable: true });
           setAnnouncement(`${name}: upload cancelled`);
         } else {
-          const message = messageOf(error);
-          update(item.id, { phase: 'failed', error: message });
+          const { message, retryable } = failureOf(error, item.file, targetRef.current.fileType);
+          update(item.id, { phase: 'failed', error: message, retryable });
           setAnnouncement(`${name} failed: ${message}`);
         }
       } finally {
         controllers.current.delete(item.id);
       }
     },
-    [api, update],
+    [platform, update, clearLater],
   );
 
   const start = useCallback(
@@ -104,6 +159,7 @@ export function useUploads(target: {
       };
       setItems((all) => [...all, item]);
       void run(item);
+      return item.id;
     },
     [run],
   );
@@ -117,7 +173,6 @@ export function useUploads(target: {
   );
 
   const cancel = useCallback((id: string) => controllers.current.get(id)?.abort(), []);
-  const dismiss = useCallback((id: string) => setItems((all) => all.filter((i) => i.id !== id)), []);
 
   return { items, announcement, start, retry, cancel, dismiss };
 }

@@ -1,0 +1,64 @@
+import { useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useCallback, useState, type ReactNode } from 'react';
+import { Dialog } from '../../../components/ui/dialog';
+import { Loading } from '../../../components/ui/status';
+import { messageOf } from '../../../lib/platform/errors';
+import type { StoredFile } from '../../../lib/platform/model';
+import { useServices } from '../../../lib/services';
+import { addressQuery } from '../api/asset-queries';
+import { viewableAs } from '../viewable';
+import { ImageView } from './image-view';
+
+const PdfPages = lazy(() => import('./pdf-pages'));
+
+/**
+ * A file shown inside the app: an image to zoom and move, with its crop outlined, or a PDF page by
+ * page. Everything comes through the file's signed download URL. `aside` sits beside the file (the
+ * admins' decision form in the review queue). Loaded on demand: no viewer code on the first page.
+ */
+export default function FileViewer({
+  file,
+  onClose,
+  aside,
+}: {
+  file: StoredFile;
+  onClose: () => void;
+  aside?: ReactNode;
+}) {
+  const { platform } = useServices();
+  const address = useQuery(addressQuery(platform, file, 'original'));
+  const [unreadable, setUnreadable] = useState(false);
+  const giveUp = useCallback(() => setUnreadable(true), []);
+  const kind = viewableAs(file);
+
+  let body: ReactNode;
+  if (address.isPending) body = <Loading label={`Opening ${file.name}…`} />;
+  else if (address.isError) body = <p className="field-error">{messageOf(address.error)}</p>;
+  else if (kind === 'image') body = <ImageView src={address.data.url} alt={file.name} crop={file.crop} />;
+  else if (kind === 'pdf' && !unreadable)
+    body = (
+      <Suspense fallback={<Loading label={`Opening ${file.name}…`} />}>
+        <PdfPages url={address.data.url} name={file.name} onUnreadable={giveUp} />
+      </Suspense>
+    );
+  else body = <p>This file cannot be shown here. Open it in a new tab to see it, or to save it.</p>;
+
+  return (
+    <Dialog title={file.name} onClose={onClose} wide className="viewer-dialog">
+      <div className={aside ? 'viewer viewer-with-aside' : 'viewer'}>
+        <div className="viewer-main">{body}</div>
+        {aside && <div className="viewer-aside">{aside}</div>}
+      </div>
+      <div className="dialog-actions">
+        {address.data && (
+          <a className="button" href={address.data.url} target="_blank" rel="noopener noreferrer">
+            Open in a new tab<span className="visually-hidden"> ({file.name})</span>
+          </a>
+        )}
+        <button type="button" className="button primary" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,107 @@
+import { act, waitFor } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../../testing/platform-double';
+import { renderHookWith } from '../../../testing/render';
+import { useUploads } from './use-uploads';
+
+const server = mockPlatform();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+describe('uploads from one page', () => {
+  for (const [status, body, retryable, words] of [
+    [
+      415,
+      {
+        type: 'about:blank',
+        title: 'Unsupported',
+        status: 415,
+        code: 'unsupported_media_type',
+        detail: 'application/x-msdownload is not accepted for pitch_deck',
+      },
+      false,
+      'deck.pdf is not a kind of file this slot takes: upload a PDF, image, Office document, CSV or text file.',
+    ],
+    [413, { errors: ['too big'] }, false, 'deck.pdf is too large for this slot.'],
+    [503, {}, true, 'The platform had a problem. Please try again in a moment.'],
+    [429, { errors: ['Slow down'] }, true, 'Slow down'],
+  ] as const) {
+    it(`words a ${status} for people, and offers Retry only if trying again can work (${String(retryable)})`, async () => {
+      server.use(http.post(`${platformUrl}/v2/core/assets`, () => HttpResponse.json(body, { status })));
+      const { result } = renderHookWith(() =>
+        useUploads({
+          entity: { type: 'Product', id: 7 },
+          fileType: 'pitch_deck',
+          onUploaded: () => undefined,
+          onForbidden: () => undefined,
+        }),
+      );
+      act(() => void result.current.start(new File(['x'], 'deck.pdf'), { private: false, meta: {} }));
+      await waitFor(() => expect(result.current.items[0]?.phase).toBe('failed'));
+      expect(result.current.items[0]).toMatchObject({ error: words, retryable });
+    });
+  }
+
+  it('H14: never more than three at once, however many files are dropped together', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let created = 0;
+    const release: (() => void)[] = [];
+    server.use(
+      http.post(`${platformUrl}/v2/core/assets`, async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        // Held until the test lets it go, so that every upload that can start has started.
+        await new Promise<void>((resolve) => release.push(resolve));
+        inFlight -= 1;
+        created += 1;
+        return HttpResponse.json({ asset: specAsset({ id: 100 + created }) }, { status: 201 });
+      }),
+    );
+    const uploaded: number[] = [];
+    const { result } = renderHookWith(() =>
+      useUploads({
+        entity: { type: 'Product', id: 7 },
+        fileType: 'pitch_deck',
+        onUploaded: ({ file }) => uploaded.push(file.id),
+        onForbidden: () => undefined,
+      }),
+    );
+    act(() => {
+      for (let i = 0; i < 8; i++) {
+        result.current.start(new File([`deck ${i}`], `deck-${i}.pdf`), { private: false, meta: {} });
+      }
+    });
+    // Each time: as many in flight as the limit allows (a fourth would fail the wait), then one ends.
+    for (let done = 0; done < 8; done++) {
+      await waitFor(() => expect(inFlight).toBe(Math.min(3, 8 - done)));
+      release.shift()!();
+      await waitFor(() => expect(created).toBe(done + 1));
+    }
+    await waitFor(() => expect(uploaded).toHaveLength(8));
+    expect(most).toBe(3);
+    expect(result.current.items.every((item) => item.phase === 'done')).toBe(true);
+  });
+
+  it('a refusal (403) says the person may not do this, and tells the page', async () => {
+    server.use(
+      http.post(`${platformUrl}/v2/core/assets`, () =>
+        HttpResponse.json({ errors: ['Forbidden'] }, { status: 403 }),
+      ),
+    );
+    let forbidden = 0;
+    const { result } = renderHookWith(() =>
+      useUploads({
+        entity: { type: 'Product', id: 9 },
+        fileType: 'pitch_deck',
+        onUploaded: () => undefined,
+        onForbidden: () => (forbidden += 1),
+      }),
+    );
+    act(() => result.current.start(new File(['x'], 'deck.pdf'), { private: false, meta: {} }));
+    await waitFor(() => expect(result.current.items[0]?.phase).toBe('failed'));
+    expect(result.current.items[0]?.error).toBe('You do not have permission to do this.');
+    expect(forbidden).toBe(1);
+  });
+});

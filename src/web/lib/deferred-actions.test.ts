@@ -1,0 +1,50 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createDeferredActions, undoWindowMs } from './deferred-actions';
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe('actions that wait out an undo window', () => {
+  it('send nothing before the window has passed, and nothing at all once undone', async () => {
+    const actions = createDeferredActions<string>();
+    const sent: string[] = [];
+    actions.later('a', 'first', async () => void sent.push('a'));
+    actions.later('b', 'second', async () => void sent.push('b'));
+    expect(actions.isWaiting('a')).toBe(true);
+    await vi.advanceTimersByTimeAsync(undoWindowMs - 1);
+    expect(sent).toEqual([]);
+    actions.undo('b');
+    expect(actions.isWaiting('b')).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toEqual(['a']);
+    await vi.advanceTimersByTimeAsync(undoWindowMs * 2);
+    expect(sent).toEqual(['a']);
+    expect(actions.isWaiting('a')).toBe(false);
+  });
+
+  it('keep a refused action listed with its reason, its item showing again', async () => {
+    const actions = createDeferredActions<string>();
+    actions.later('a', 'file', async () => {
+      throw new Error('deck.pdf was not deleted: it was changed elsewhere');
+    });
+    await vi.advanceTimersByTimeAsync(undoWindowMs);
+    expect(actions.isWaiting('a')).toBe(false);
+    const { result } = await import('@testing-library/react').then(({ renderHook }) =>
+      renderHook(() => actions.useWaiting()),
+    );
+    expect(result.current).toEqual([
+      { key: 'a', item: 'file', failure: 'deck.pdf was not deleted: it was changed elsewhere' },
+    ]);
+  });
+
+  it('send what is waiting at once when the page goes, as requests that outlive it', async () => {
+    const actions = createDeferredActions<string>();
+    const sent: { key: string; leavingPage: boolean }[] = [];
+    actions.later('a', 'file', async ({ leavingPage }) => void sent.push({ key: 'a', leavingPage }));
+    window.dispatchEvent(new Event('pagehide'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual([{ key: 'a', leavingPage: true }]);
+    await vi.advanceTimersByTimeAsync(undoWindowMs);
+    expect(sent).toHaveLength(1);
+  });
+});

@@ -1,0 +1,279 @@
+import type { AppConfig } from '../../../shared/api/app-config';
+import { entityPaths } from '../../../shared/api/entities';
+import type { CapabilityStore } from './capabilities';
+import { ApiError, NotOffered } from './errors';
+import type { PlatformHttp } from './http';
+import type {
+  Account,
+  AccreditationForReview,
+  EntityFiles,
+  EntityRef,
+  FileAddress,
+  FileChanges,
+  HistoryEntry,
+  NewFile,
+  Offering,
+  Page,
+  StoredFile,
+  Uploaded,
+  UploadOptions,
+  Variant,
+} from './model';
+import {
+  readAccount,
+  readEntity,
+  readFile,
+  readFileAnswer,
+  readFileList,
+  readHistoryEntry,
+  readOffering,
+  readPage,
+  readReview,
+} from './read-shapes';
+import { sendUpload, uploadForm } from './upload';
+
+/**
+ * Everything the app asks of the platform. Where platform-api.md is silent (how entities list their
+ * files, `/me`, renditions, review) this adapter reads every shape it knows, learns what the platform
+ * lacks, and answers the rest of the app in its own model (model.ts). Nothing outside lib/platform
+ * sees a wire shape; pointing the app at another platform changes this folder at most.
+ */
+export interface Platform {
+  readonly capabilities: CapabilityStore;
+  /** The signed-in user and what they own; null when the platform does not say (no `/me`). */
+  account(): Promise<Account | null>;
+  /** An entity's name and files, as far as the platform lists them. */
+  entityFiles(ref: EntityRef): Promise<EntityFiles>;
+  /** One file; null when it is gone (or not the person's to see). */
+  file(id: number): Promise<StoredFile | null>;
+  /** Rename, privacy, crop. Null: the change was made, but the file could not be read back. */
+  update(file: Pick<StoredFile, 'id' | 'etag'>, changes: FileChanges): Promise<StoredFile | null>;
+  /** `keepalive`: sent as the page closes, and outlives it. */
+  remove(file: Pick<StoredFile, 'id' | 'etag'>, options?: { keepalive?: boolean }): Promise<void>;
+  /** A signed address of the file; a rendition when the platform makes them and one is asked for. */
+  address(id: number, want?: { variant: Variant; width?: number }): Promise<FileAddress>;
+  upload(file: NewFile, options: UploadOptions): Promise<Uploaded>;
+  /** Admins: accreditations waiting for a decision, or decided ones (newest decision first). */
+  reviewList(which: 'pending' | 'decided', cursor?: string): Promise<Page<AccreditationForReview>>;
+  /** `keepalive`: sent as the page closes, and outlives it; `etag`: refused if decided meanwhile. */
+  review(
+    id: number,
+    decision: { status: 'approved' | 'rejected'; note: string },
+    options?: { keepalive?: boolean; etag?: string },
+  ): Promise<void>;
+  /** An accreditation's decisions and file changes, newest first (its owner and admins). */
+  history(accreditationId: number, cursor?: string): Promise<Page<HistoryEntry>>;
+  /** The products (offerings) the person may read, newest first. */
+  offerings(cursor?: string): Promise<Page<Offering>>;
+}
+
+/** 404 or 405 on an endpoint beyond the spec: the platform does not have it. */
+const absent = (response: Response) => response.status === 404 || response.status === 405;
+
+async function failure(response: Response): Promise<never> {
+  throw await ApiError.fromResponse(response);
+}
+
+async function json(response: Response): Promise<unknown> {
+  if (!response.ok) return failure(response);
+  if (response.status === 204) return undefined;
+  return response.json().catch(() => undefined);
+}
+
+export function createPlatform(
+  config: AppConfig,
+  http: PlatformHttp,
+  capabilities: CapabilityStore,
+): Platform {
+  const can = () => capabilities.current;
+
+  async function account(): Promise<Account | null> {
+    if (can().me === false) return null;
+    const response = await http.send('/v2/core/me');
+    if (absent(response)) {
+      capabilities.learn({ me: false });
+      return null;
+    }
+    const found = readAccount(await json(response));
+    capabilities.learn({ me: found !== undefined });
+    return found ?? null;
+  }
+
+  async function entityFiles(ref: EntityRef): Promise<EntityFiles> {
+    const template = config.entityPaths[ref.type];
+    if (!template || can().entityReads === false) return { ref, files: null };
+    const response = await http.send(template.replace(':id', String(ref.id)));
+    // Where the platform is known to read entities, a 404 is this entity's: not there, or not yours.
+    if (absent(response) && can().entityReads !== true) {
+      if (response.status === 405) capabilities.learn({ entityReads: false });
+      return { ref, files: null };
+    }
+    const answer = readEntity(await json(response), ref, entityPaths[ref.type].singular);
+    capabilities.learn({ entityReads: true });
+    const { name, review, related } = answer;
+    const about = { ref, name, ...(review ? { review } : {}), ...(related ? { related } : {}) };
+    if (!('filesAt' in answer)) return { ...about, files: answer.files };
+    const files = readFileList(await json(await http.send(answer.filesAt)));
+    return { ...about, files: files ?? null };
+  }
+
+  async function file(id: number): Promise<StoredFile | null> {
+    const response = await http.send(`/v2/core/assets/${id}`);
+    if (response.status === 404) return null;
+    return readFileAnswer(await json(response), response.headers.get('ETag') ?? undefined) ?? null;
+  }
+
+  /** If-Match where the platform gave an ETag and the header may be sent: a 412 then says "changed elsewhere". */
+  const ifMatch = (target: Pick<StoredFile, 'etag'>): Record<string, string> =>
+    target.etag && can().ifMatch ? { 'If-Match': target.etag } : {};
+
+  async function update(target: Pick<StoredFile, 'id' | 'etag'>, changes: FileChanges) {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', ...ifMatch(target) };
+    const response = await http.send(`/v2/core/assets/${target.id}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ asset: changes }),
+    });
+    const answer = readFileAnswer(await json(response), response.headers.get('ETag') ?? undefined);
+    // The spec shows no answer to an update: 204, or 200 with something else, means read it back (C2).
+    return answer ?? (await file(target.id).catch(() => null));
+  }
+
+  async function remove(target: Pick<StoredFile, 'id' | 'etag'>, options: { keepalive?: boolean } = {}) {
+    const init: RequestInit = { method: 'DELETE', headers: ifMatch(target) };
+    if (options.keepalive) init.keepalive = true;
+    await json(await http.send(`/v2/core/assets/${target.id}`, init));
+  }
+
+  async function address(id: number, want?: { variant: Variant; width?: number }): Promise<FileAddress> {
+    const rendition = want !== undefined && want.variant !== 'original' && can().renditions === true;
+    const query = new URLSearchParams();
+    if (rendition) {
+      query.set('variant', want.variant);
+      if (want.width !== undefined) query.set('width', String(want.width));
+    }
+    const path = `/v2/core/assets/${id}/download_url${rendition ? `?${query}` : ''}`;
+    const body = (await json(await http.send(path))) as { url?: unknown } | undefined;
+    if (typeof body?.url !== 'string') throw new Error('The platform gave no address for this file.');
+    return { url: body.url, rendered: rendition || want === undefined || want.variant === 'original' };
+  }
+
+  async function upload(newFile: NewFile, options: UploadOptions): Promise<Uploaded> {
+    const answer = await sendUpload(http, uploadForm(newFile), {
+      ...options,
+      sendIdempotencyKey: can().idempotencyKey === true,
+    });
+    if (answer.status < 200 || answer.status >= 300)
+      return failure(new Response(answer.body, { status: answer.status }));
+    let stored: StoredFile | undefined;
+    try {
+      stored = readFileAnswer(JSON.parse(answer.body) as unknown, answer.etag);
+    } catch {
+      stored = undefined;
+    }
+    if (!stored)
+      throw new Error(
+        'The file was sent, but the platform’s answer could not be read. Reload the page to see it.',
+      );
+    if (!newFile.private || stored.private) return { file: stored, privacyNotApplied: false };
+    // The spec's create has no `private`: a platform that ignored it gets the spec's own update at once (C3).
+    try {
+      const made = await update(stored, { private: true });
+      return { file: made ?? { ...stored, private: true }, privacyNotApplied: false };
+    } catch {
+      return { file: stored, privacyNotApplied: true };
+    }
+  }
+
+  /**
+   * One of our extensions' paged lists; a 404 or 405 means the platform has no such list (where it is
+   * not known to have one), said as "this platform does not offer …", never as a lack of access.
+   */
+  async function extensionPage<T>(
+    capability: 'review' | 'reviewHistory' | 'offerings',
+    feature: string,
+    path: string,
+    cursor: string | undefined,
+    read: (body: unknown) => Page<T>,
+  ): Promise<Page<T>> {
+    if (can()[capability] === false) throw new NotOffered(feature);
+    const query = new URLSearchParams(path.includes('?') ? path.slice(path.indexOf('?') + 1) : '');
+    if (cursor) query.set('cursor', cursor);
+    const base = path.split('?')[0];
+    const response = await http.send(`${base}${query.size > 0 ? `?${query}` : ''}`);
+    if (absent(response) && can()[capability] !== true) {
+      capabilities.learn({ [capability]: false });
+      throw new NotOffered(feature);
+    }
+    const page = read(await json(response));
+    capabilities.learn({ [capability]: true });
+    return page;
+  }
+
+  const readAccreditation = (raw: Record<string, unknown>): AccreditationForReview | undefined => {
+    if (typeof raw.id !== 'number') return undefined;
+    const owner = (raw.owner ?? {}) as { name?: unknown; email?: unknown };
+    const review = readReview(raw);
+    return {
+      id: raw.id,
+      name: typeof raw.name === 'string' ? raw.name : `Accreditation ${raw.id}`,
+      owner: { name: String(owner.name ?? ''), email: String(owner.email ?? '') },
+      files: (Array.isArray(raw.assets) ? raw.assets : [])
+        .map((asset) => readFile(asset))
+        .filter((f): f is StoredFile => f !== undefined),
+      ...(review ? { review } : {}),
+      ...(typeof raw.etag === 'string' ? { etag: raw.etag } : {}),
+    };
+  };
+
+  const reviewList = (which: 'pending' | 'decided', cursor?: string) =>
+    extensionPage('review', 'a review queue', `/v2/core/accreditations?status=${which}`, cursor, (body) =>
+      readPage(body, 'accreditations', readAccreditation),
+    );
+
+  const history = (accreditationId: number, cursor?: string) =>
+    extensionPage(
+      'reviewHistory',
+      'a history of decisions',
+      `/v2/core/accreditations/${accreditationId}/history`,
+      cursor,
+      (body) => readPage(body, 'history', readHistoryEntry),
+    );
+
+  const offerings = (cursor?: string) =>
+    extensionPage('offerings', 'a list of offerings', '/v2/core/products', cursor, (body) =>
+      readPage(body, 'products', readOffering),
+    );
+
+  async function review(
+    id: number,
+    decision: { status: 'approved' | 'rejected'; note: string },
+    options: { keepalive?: boolean; etag?: string } = {},
+  ) {
+    const accreditation = decision.note
+      ? { status: decision.status, note: decision.note }
+      : { status: decision.status };
+    const init: RequestInit = {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', ...ifMatch(options) },
+      body: JSON.stringify({ accreditation }),
+    };
+    if (options.keepalive) init.keepalive = true;
+    await json(await http.send(`/v2/core/accreditations/${id}`, init));
+  }
+
+  return {
+    capabilities,
+    account,
+    entityFiles,
+    file,
+    update,
+    remove,
+    address,
+    upload,
+    reviewList,
+    review,
+    history,
+    offerings,
+  };
+}
