@@ -18,6 +18,8 @@ function chromiumExecutable(): string | undefined {
 
 export default defineConfig({
   testDir: 'e2e',
+  // e2e/support holds helpers and their own Vitest tests (*.test.ts), not journeys.
+  testIgnore: 'support/**',
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -21,7 +21,7 @@ function precompress(): Plugin {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) compress(path);
-      else if (/\.(html|js|css|svg|json)$/.test(entry.name)) {
+      else if (/\.(html|js|mjs|css|svg|json)$/.test(entry.name)) {
         const bytes = readFileSync(path);
         writeFileSync(
           `${path}.br`,

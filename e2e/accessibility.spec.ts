@@ -79,12 +79,19 @@ test('the issuer’s pages and dialogs', async ({ page }) => {
   await expect(page.getByRole('dialog', { name: 'Crop omar.png' })).toBeVisible();
   found.push(...(await seriousViolations(page, 'crop dialog')));
   await page.getByRole('dialog').getByRole('button', { name: 'Crop and upload' }).click();
-  // The delete confirmation.
-  await avatar.getByRole('button', { name: 'Delete omar.png' }).click();
-  await expect(page.getByRole('dialog', { name: 'Delete omar.png?' })).toBeVisible();
-  found.push(...(await seriousViolations(page, 'delete dialog')));
+  // The viewer, with the crop outlined.
+  await avatar.getByRole('button', { name: 'Open omar.png' }).click();
+  await expect(
+    page.getByRole('dialog', { name: 'omar.png' }).getByRole('img', { name: 'omar.png' }),
+  ).toBeVisible();
+  found.push(...(await seriousViolations(page, 'viewer')));
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
+  // A delete's undo notice.
+  await avatar.getByRole('button', { name: 'Delete omar.png' }).click();
+  await expect(avatar.getByRole('button', { name: 'Undo deleting omar.png' })).toBeVisible();
+  found.push(...(await seriousViolations(page, 'undo notice')));
+  await avatar.getByRole('button', { name: 'Undo deleting omar.png' }).click();
   expect(found).toEqual([]);
 });
 

@@ -1,5 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
-import sharp from 'sharp';
+import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
 import {
   cameraPhotoJpeg,
@@ -9,11 +8,8 @@ import {
   quadrantsPng,
   rotatedPhotoJpeg,
 } from './support/files';
+import { card, colourOf, pixelOf, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
-
-const slot = (page: Page, label: string) => page.getByRole('region', { name: label, exact: true });
-const card = (scope: Locator, name: string) =>
-  scope.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: name });
 
 /** Every asset-creating request the page makes, to prove a refused file sent nothing. */
 function watchUploads(page: Page) {
@@ -23,24 +19,6 @@ function watchUploads(page: Page) {
       posts.push(request.url());
   });
   return posts;
-}
-
-/** The colour at a point of an image the page shows, read from the bytes the browser received. */
-async function pixelOf(page: Page, image: Locator, x: number, y: number) {
-  const src = await image.getAttribute('src');
-  const bytes = Buffer.from(await (await page.request.get(src!)).body());
-  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
-  const at = (Math.floor(y * info.height) * info.width + Math.floor(x * info.width)) * info.channels;
-  return { r: data[at]!, g: data[at + 1]!, b: data[at + 2]!, width: info.width, height: info.height };
-}
-
-/** Which quadrant colour of quadrantsPng() a pixel is. */
-function colourOf({ r, g, b }: { r: number; g: number; b: number }) {
-  if (r > 180 && g > 160 && b < 110) return 'yellow';
-  if (r > 180 && g < 100) return 'red';
-  if (g > 150 && r < 100) return 'green';
-  if (b > 170 && r < 100) return 'blue';
-  return `rgb(${r}, ${g}, ${b})`;
 }
 
 test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes files', async ({
@@ -134,22 +112,35 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
   const recropped = await pixelOf(page, logoPreview, 0.5, 0.5);
   expect(colourOf(recropped)).toBe('yellow');
 
-  // Open fetches a fresh signed URL and shows the original.
+  // Open shows the original inside the app; a new tab is one more click, through a fresh signed URL.
+  await logoCard.getByRole('button', { name: 'Open logo.png' }).click();
+  const viewer = page.getByRole('dialog', { name: 'logo.png' });
+  await expect(viewer.getByRole('img', { name: 'logo.png' })).toBeVisible();
   const [opened] = await Promise.all([
     context.waitForEvent('page'),
-    logoCard.getByRole('button', { name: 'Open logo.png' }).click(),
+    viewer.getByRole('link', { name: 'Open in a new tab (logo.png)' }).click(),
   ]);
   expect(opened.url()).toContain(`${platformUrl}/files/assets/`);
   await opened.close();
+  await viewer.getByRole('button', { name: 'Close' }).click();
+  await expect(viewer).toBeHidden();
 
-  // Delete asks first, naming the file.
+  // Delete takes effect at once, with a few seconds to take it back; nothing is sent before then.
+  const deletes: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'DELETE') deletes.push(request.url());
+  });
   await card(deck, 'Deck 2026.pdf').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
-  const confirm = page.getByRole('dialog', { name: 'Delete Deck 2026.pdf?' });
-  await confirm.getByRole('button', { name: 'Keep it' }).click();
-  await expect(card(deck, 'Deck 2026.pdf')).toBeVisible();
-  await card(deck, 'Deck 2026.pdf').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
   await expect(card(deck, 'Deck 2026.pdf')).toHaveCount(0);
+  await deck.getByRole('button', { name: 'Undo deleting Deck 2026.pdf' }).click();
+  await expect(card(deck, 'Deck 2026.pdf')).toBeVisible();
+  expect(deletes).toEqual([]);
+  await card(deck, 'Deck 2026.pdf').getByRole('button', { name: 'Delete Deck 2026.pdf' }).click();
+  await expect(deck.getByText('Deleted Deck 2026.pdf.')).toBeVisible();
+  // Once the undo window has passed, the platform is told, and the notice goes.
+  await expect.poll(() => deletes.length, { timeout: 30_000 }).toBe(1);
+  await expect(deck.getByText('Deleted Deck 2026.pdf.')).toHaveCount(0);
+  await page.reload();
   await expect(deck.getByText('No pitch deck yet.')).toBeVisible();
 });
 
@@ -240,13 +231,17 @@ test('the investor uploads identity documents privately; the admin reviews and a
     .getByRole('button', { name: 'Crop and upload' })
     .click();
   await expect(card(licence, 'licence.jpg').getByText('Private', { exact: true }).first()).toBeVisible();
-  await expect(card(licence, 'licence.jpg').getByRole('switch', { name: 'Private' })).toBeChecked();
+  // No switch where "private" would change nothing: only the investor and admins see these anyway.
+  await expect(
+    card(licence, 'licence.jpg').getByText('Only you and the platform’s admins can see this file.'),
+  ).toBeVisible();
+  await expect(card(licence, 'licence.jpg').getByRole('switch')).toHaveCount(0);
 
   const letter = slot(page, 'Letter of accreditation');
   await letter
     .getByTestId('input-letter_of_accreditation')
     .setInputFiles(multiPagePdf('letter.pdf', ['Accredited', 'Signed']));
-  await expect(card(letter, 'letter.pdf').getByRole('switch', { name: 'Private' })).toBeChecked();
+  await expect(card(letter, 'letter.pdf').getByText('Private', { exact: true }).first()).toBeVisible();
 
   // Another investor sees none of it: the accreditation does not open for them.
   const stranger = addUser('investor');
@@ -372,8 +367,9 @@ test('P10: names with HTML or script in them show as text and run nothing', asyn
   const renamedCard = card(financials, renamed);
   await expect(renamedCard.getByRole('paragraph').filter({ hasText: renamed })).toHaveText(renamed);
   await renamedCard.getByRole('button', { name: `Delete ${renamed}` }).click();
-  await expect(page.getByRole('dialog', { name: `Delete ${renamed}?` })).toBeVisible();
-  await page.getByRole('dialog').getByRole('button', { name: 'Keep it' }).click();
+  await expect(financials.getByText(`Deleted ${renamed}.`)).toBeVisible();
+  await financials.getByRole('button', { name: `Undo deleting ${renamed}` }).click();
+  await expect(renamedCard).toBeVisible();
 
   // Another reader of the same offering (an investor) sees the name as text too, after a fresh load.
   const investorContext = await browser.newContext();

@@ -315,3 +315,23 @@ test('the app pages send a CSP without inline scripts, and forbid framing (P11)'
   await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
   expect(violations).toEqual([]);
 });
+
+test('the proxy finds everything our platform offers and lets the app call it directly', async ({
+  request,
+}) => {
+  const config = (await (await request.get('/app-config.json')).json()) as Record<string, unknown>;
+  // Found by the proxy's probe: CORS preflights, RFC 8414 metadata and the API description.
+  expect(config.apiBaseUrl).toBe(platformUrl);
+  expect(config.capabilities).toEqual({
+    me: true,
+    entityReads: true,
+    renditions: true,
+    review: true,
+    reviewHistory: true,
+    offerings: true,
+    refreshGrant: true,
+    revoke: true,
+    idempotencyKey: true,
+    ifMatch: true,
+  });
+});

@@ -5,13 +5,24 @@ import { platformDataDir, platformUrl, webUrl } from './urls';
 
 export const demoPassword = 'demo-password';
 
+/** Where the app and its platform are: the shared pair by default, or one a test started itself. */
+export interface AppAddresses {
+  webUrl: string;
+  platformUrl: string;
+}
+
 /**
  * Signs in through the app as a person would: the landing page's button, the platform's form, and the
  * consent page when the platform asks (it remembers an earlier Allow). Ends back in the app.
  */
-export async function signIn(page: Page, email: string, password = demoPassword) {
-  if (!page.url().startsWith(platformUrl)) {
-    await page.goto('/');
+export async function signIn(
+  page: Page,
+  email: string,
+  password = demoPassword,
+  app: AppAddresses = { webUrl, platformUrl },
+) {
+  if (!page.url().startsWith(app.platformUrl)) {
+    await page.goto(app.webUrl);
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
@@ -21,7 +32,7 @@ export async function signIn(page: Page, email: string, password = demoPassword)
   const allow = page.getByRole('button', { name: 'Allow' });
   await expect(allow.or(page.locator('#main'))).toBeVisible();
   if (await allow.isVisible()) await allow.click();
-  await page.waitForURL((url) => url.origin === webUrl && !url.pathname.startsWith('/auth/'));
+  await page.waitForURL((url) => url.origin === app.webUrl && !url.pathname.startsWith('/auth/'));
 }
 
 /** The access token the app keeps for this tab (oidc-client-ts's user in sessionStorage). */

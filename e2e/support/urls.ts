@@ -1,5 +1,9 @@
-/** Where the end-to-end programs listen: test ports, so a running `npm start` does not get in the way. */
-export const e2ePorts = { platform: 4100, web: 4173 };
+/**
+ * Where the end-to-end programs listen: test ports, so a running `npm start` does not get in the way.
+ * `E2E_PORT_OFFSET` moves them all, so two checkouts can run their suites side by side.
+ */
+const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
+export const e2ePorts = { platform: 4100 + offset, web: 4173 + offset };
 export const platformUrl = `http://127.0.0.1:${e2ePorts.platform}`;
 export const webUrl = `http://127.0.0.1:${e2ePorts.web}`;
 /** A fresh data directory per run, seeded with the demo data. */

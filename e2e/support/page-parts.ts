@@ -1,0 +1,46 @@
+import type { Locator, Page } from '@playwright/test';
+import sharp from 'sharp';
+
+/** An upload slot of an entity page, by its file type's label. */
+export const slot = (page: Page, label: string) => page.getByRole('region', { name: label, exact: true });
+
+/** A file's card in a slot, by (part of) its name. */
+export const card = (scope: Locator, name: string) =>
+  scope.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: name });
+
+type Pixel = { r: number; g: number; b: number; width: number; height: number };
+
+function pixelAt(
+  data: Buffer,
+  info: { width: number; height: number; channels: number },
+  x: number,
+  y: number,
+): Pixel {
+  const at = (Math.floor(y * info.height) * info.width + Math.floor(x * info.width)) * info.channels;
+  return { r: data[at]!, g: data[at + 1]!, b: data[at + 2]!, width: info.width, height: info.height };
+}
+
+/** The colour at a point of an image the page shows, read from the bytes the browser received. */
+export async function pixelOf(page: Page, image: Locator, x: number, y: number): Promise<Pixel> {
+  const src = await image.getAttribute('src');
+  const bytes = Buffer.from(await (await page.request.get(src!)).body());
+  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+  return pixelAt(data, info, x, y);
+}
+
+/** The colour at a point of an element as the screen shows it (for crops the browser draws itself). */
+export async function shownPixelOf(element: Locator, x: number, y: number): Promise<Pixel> {
+  const { data, info } = await sharp(await element.screenshot())
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return pixelAt(data, info, x, y);
+}
+
+/** Which quadrant colour of quadrantsPng() a pixel is. */
+export function colourOf({ r, g, b }: { r: number; g: number; b: number }) {
+  if (r > 180 && g > 160 && b < 110) return 'yellow';
+  if (r > 180 && g < 100) return 'red';
+  if (g > 150 && r < 100) return 'green';
+  if (b > 170 && r < 100) return 'blue';
+  return `rgb(${r}, ${g}, ${b})`;
+}
