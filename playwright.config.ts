@@ -25,8 +25,9 @@ export default defineConfig({
   retries: 0,
   forbidOnly: true,
   reporter: 'list',
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // Generous for a busy 2-core machine: a PDF upload waits for its thumbnail, axe takes seconds a page.
+  timeout: 90_000,
+  expect: { timeout: 20_000 },
   use: {
     ...devices['Desktop Chrome'],
     baseURL: webUrl,

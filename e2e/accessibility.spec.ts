@@ -2,6 +2,7 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { expect, signIn, test } from './support/app';
 import { quadrantsPng } from './support/files';
+import { cropAndSend } from './support/page-parts';
 
 /** Every page in both colour schemes, on a 360 px phone and a desktop (web-app.md Quality bar). */
 const looks = [
@@ -36,6 +37,10 @@ async function visit(page: Page, path: string, ready: string | RegExp) {
   // Upload areas and previews load after the heading.
   await page.waitForLoadState('networkidle');
 }
+
+// Each page is checked twice (light and dark) by axe, which takes seconds of CPU per check: on a busy
+// machine a journey of several pages needs minutes, not the default minute.
+test.describe.configure({ timeout: 240_000 });
 
 test('signed-out pages', async ({ page }) => {
   const found: string[] = [];
@@ -78,7 +83,7 @@ test('the issuer’s pages and dialogs', async ({ page }) => {
   await avatar.getByTestId('input-team_member_avatar').setInputFiles(await quadrantsPng('omar.png'));
   await expect(page.getByRole('dialog', { name: 'Crop omar.png' })).toBeVisible();
   found.push(...(await seriousViolations(page, 'crop dialog')));
-  await page.getByRole('dialog').getByRole('button', { name: 'Crop and upload' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: cropAndSend }).click();
   // The viewer, with the crop outlined.
   await avatar.getByRole('button', { name: 'Open omar.png' }).click();
   await expect(

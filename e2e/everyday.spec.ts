@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, signIn, storedAccessToken, test } from './support/app';
 import { csvFile, multiPagePdf, quadrantsPng, type TestFile } from './support/files';
-import { card, colourOf, slot } from './support/page-parts';
+import { card, chooserName, colourOf, cropAndSend, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
 
 /**
@@ -18,9 +18,9 @@ const focused = (page: Page) =>
       : '';
   });
 
-/** Picks files through the slot's own "Choose a file" button, with the keyboard, as a person would. */
+/** Picks files through the slot's own chooser button, with the keyboard, as a person would. */
 async function chooseWithKeyboard(page: Page, slotLabel: string, files: TestFile[]) {
-  const button = slot(page, slotLabel).getByRole('button', { name: `Choose a file for ${slotLabel}` });
+  const button = slot(page, slotLabel).getByRole('button', { name: chooserName(slotLabel) });
   await button.focus();
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
   await chooser.setFiles(files);
@@ -52,16 +52,16 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
   await expect(page.getByRole('dialog', { name: 'Crop first.png' })).toBeVisible();
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  expect(await focused(page)).toBe('button: Choose a file for Logo');
+  expect(await focused(page)).toMatch(/^button: (Choose a file for Logo|Replace logo)$/);
 
   // … and saved: back there too, and the file uploads.
   await chooseWithKeyboard(page, 'Logo', [await quadrantsPng('mark.png')]);
   await page
     .getByRole('dialog', { name: 'Crop mark.png' })
-    .getByRole('button', { name: 'Crop and upload' })
+    .getByRole('button', { name: cropAndSend })
     .press('Enter');
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  expect(await focused(page)).toBe('button: Choose a file for Logo');
+  expect(await focused(page)).toMatch(/^button: (Choose a file for Logo|Replace logo)$/);
   await expect(card(logo, 'mark.png')).toBeVisible();
 
   // Rename with the keyboard: back on the card's Rename button, which names the new name.
@@ -94,27 +94,28 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
   await expect(card(logo, 'Harbor mark.png')).toBeVisible();
   await expect.poll(() => focused(page)).toBe('button: Open Harbor mark.png');
 
-  // With two files, deleting the first moves focus to the next one.
-  const decks = slot(page, 'Pitch deck');
-  await decks
-    .getByTestId('input-pitch_deck')
+  // With two files (a slot that holds several), deleting one moves focus to the next one.
+  const charters = slot(page, 'Charter document');
+  await charters
+    .getByTestId('input-charter_document')
     .setInputFiles([multiPagePdf('a.pdf', ['A']), multiPagePdf('b.pdf', ['B'])]);
   // PDFs take a while on a busy machine (the platform draws their thumbnails).
-  await expect(card(decks, 'a.pdf')).toBeVisible({ timeout: 60_000 });
-  await expect(card(decks, 'b.pdf')).toBeVisible({ timeout: 60_000 });
-  await card(decks, 'a.pdf').getByRole('button', { name: 'Delete a.pdf' }).press('Enter');
+  await expect(card(charters, 'a.pdf')).toBeVisible({ timeout: 60_000 });
+  await expect(card(charters, 'b.pdf')).toBeVisible({ timeout: 60_000 });
+  await card(charters, 'a.pdf').getByRole('button', { name: 'Delete a.pdf' }).press('Enter');
   await expect.poll(() => focused(page)).toBe('button: Open b.pdf');
-  await decks.getByRole('button', { name: 'Undo deleting a.pdf' }).click();
+  await charters.getByRole('button', { name: 'Undo deleting a.pdf' }).click();
 });
 
 test('several images at once: "1 of 3", and "Skip crop for the rest" sends the others whole', async ({
   page,
 }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/team-members/2');
-  const avatars = slot(page, 'Team member avatar');
-  await avatars
-    .getByTestId('input-team_member_avatar')
+  // A slot that holds several images: an investor's utility bills.
+  await signIn(page, 'investor@demo.test');
+  await page.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
+  const bills = slot(page, 'Utility bill');
+  await bills
+    .getByTestId('input-utility_bill')
     .setInputFiles([
       await quadrantsPng('one.png'),
       await quadrantsPng('two.png'),
@@ -127,9 +128,9 @@ test('several images at once: "1 of 3", and "Skip crop for the rest" sends the o
   await expect(second.getByText('Image 2 of 3')).toBeVisible();
   await second.getByRole('button', { name: 'Skip crop for the rest' }).click();
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  for (const name of ['one.png', 'two.png', 'three.png']) await expect(card(avatars, name)).toBeVisible();
+  for (const name of ['one.png', 'two.png', 'three.png']) await expect(card(bills, name)).toBeVisible();
   // Only the first has a crop to edit back to; the others went up whole (their previews are whole).
-  const two = card(avatars, 'two.png').getByRole('img', { name: 'Preview of two.png' });
+  const two = card(bills, 'two.png').getByRole('img', { name: 'Preview of two.png' });
   expect(new URL((await two.getAttribute('src'))!).searchParams.get('variant')).toBe('preview');
 });
 
@@ -144,7 +145,7 @@ test('the viewer shows an image with its crop outlined and zooms it; a PDF page 
   await cover.getByTestId('input-cover_image').setInputFiles(await quadrantsPng('harbor.png', 800, 600));
   await page
     .getByRole('dialog', { name: 'Crop harbor.png' })
-    .getByRole('button', { name: 'Crop and upload' })
+    .getByRole('button', { name: cropAndSend })
     .click();
   await card(cover, 'harbor.png').getByRole('button', { name: 'Open harbor.png' }).click();
   const viewer = page.getByRole('dialog', { name: 'harbor.png' });
@@ -283,8 +284,45 @@ test('the Private switch is there only where it changes who can see a file', asy
   await page.getByRole('region', { name: 'Profile' }).getByRole('link').click();
   const avatar = slot(page, 'Avatar');
   await avatar.getByTestId('input-avatar').setInputFiles(await quadrantsPng('me.png'));
-  await page.getByRole('dialog').getByRole('button', { name: 'Crop and upload' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: cropAndSend }).click();
   const mine = card(avatar, 'me.png');
   await expect(mine.getByText('Only you and the platform’s admins can see files here.')).toBeVisible();
   await expect(mine.getByRole('switch')).toHaveCount(0);
+});
+
+test('two tabs editing the same file: the later save is refused and explained, not laid over the other', async ({
+  page,
+  context,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/investments/2');
+  const documents = slot(page, 'Additional document');
+  await documents.getByTestId('input-additional_document').setInputFiles(csvFile('terms.csv'));
+  await expect(card(documents, 'terms.csv')).toBeVisible();
+
+  // The same page in a second tab of the same session, loaded before the first tab's change.
+  const other = await context.newPage();
+  await other.goto('/investments/2');
+  const otherCard = card(slot(other, 'Additional document'), 'terms.csv');
+  await expect(otherCard).toBeVisible();
+
+  await card(documents, 'terms.csv').getByRole('button', { name: 'Rename terms.csv' }).click();
+  await documents.getByLabel('New name for terms.csv').fill('Terms, final.csv');
+  await page.keyboard.press('Enter');
+  await expect(card(documents, 'Terms, final.csv')).toBeVisible();
+
+  // The stale tab's rename meets the platform's 412: said in words, and its name is not kept.
+  await otherCard.getByRole('button', { name: 'Rename terms.csv' }).click();
+  await other.getByLabel('New name for terms.csv').fill('Terms, draft.csv');
+  await other.keyboard.press('Enter');
+  await expect(
+    slot(other, 'Additional document').getByText(
+      'This file was changed elsewhere. Reload the page to see the latest version.',
+    ),
+  ).toBeVisible();
+  await other.reload();
+  await expect(card(slot(other, 'Additional document'), 'Terms, final.csv')).toBeVisible();
+  await expect(card(slot(other, 'Additional document'), 'Terms, draft.csv')).toHaveCount(0);
+  await other.close();
 });

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { expect, signIn, test } from './support/app';
+import { addUser, expect, signIn, test } from './support/app';
 import { multiPagePdf, quadrantsPng, rotatedPhotoJpeg } from './support/files';
+import { cropAndSend } from './support/page-parts';
 
 /**
  * The main pages at phone and desktop width. Written to test-results/ on every run (so the pages are
@@ -27,7 +28,7 @@ async function shoot(page: Page, name: string, { dialog = false } = {}) {
 }
 
 test('screenshots of the main pages', async ({ page, browser }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(180_000);
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
   await shoot(page, 'landing');
@@ -43,11 +44,11 @@ test('screenshots of the main pages', async ({ page, browser }) => {
     .setInputFiles(await quadrantsPng('harbor-logo.png'));
   await expect(page.getByRole('dialog', { name: 'Crop harbor-logo.png' })).toBeVisible();
   await shoot(page, 'crop', { dialog: true });
-  await page.getByRole('button', { name: 'Crop and upload' }).click();
+  await page.getByRole('button', { name: cropAndSend }).click();
   await slot('Cover image')
     .getByTestId('input-cover_image')
     .setInputFiles(await rotatedPhotoJpeg('harbor.jpg'));
-  await page.getByRole('button', { name: 'Crop and upload' }).click();
+  await page.getByRole('button', { name: cropAndSend }).click();
   await slot('Pitch deck')
     .getByTestId('input-pitch_deck')
     .setInputFiles(multiPagePdf('harbor-deck.pdf', ['Harbor']));
@@ -56,19 +57,27 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.reload();
   await expect(slot('Logo').getByRole('img', { name: 'Preview of harbor-logo.png' })).toBeVisible();
-  await expect(slot('Logo').getByRole('button', { name: 'Choose a file for Logo' })).toBeVisible();
+  // The logo slot holds one file: it now offers to replace it.
+  await expect(slot('Logo').getByRole('button', { name: 'Replace logo' })).toBeVisible();
   await shoot(page, 'product');
 
-  // The investor sends a letter, so that the review queue has something in it (when it runs first).
+  // The viewer, from the logo's card.
+  await slot('Logo').getByRole('button', { name: 'Open harbor-logo.png' }).click();
+  await expect(page.getByRole('dialog', { name: 'harbor-logo.png' }).getByRole('img')).toBeVisible();
+  await shoot(page, 'viewer', { dialog: true });
+  await page.keyboard.press('Escape');
+
+  // A new investor sends a letter, so that the review queue has something in it.
+  const newcomer = addUser('investor', 'Nia Newcomer');
+  const accreditation = newcomer.accreditation!;
   const investorContext = await browser.newContext();
   const investor = await investorContext.newPage();
-  await signIn(investor, 'investor@demo.test');
-  await investor.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
+  await signIn(investor, newcomer.email, newcomer.password);
+  await investor.getByRole('link', { name: accreditation.name }).click();
   await investor
     .getByTestId('input-letter_of_accreditation')
     .setInputFiles(multiPagePdf('accreditation-letter.pdf', ['Accredited investor']));
   await expect(investor.getByRole('button', { name: 'Open accreditation-letter.pdf' })).toBeVisible();
-  await investorContext.close();
 
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
@@ -76,5 +85,19 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await admin.goto('/review');
   await expect(admin.getByRole('heading', { name: 'Review accreditations' })).toBeVisible();
   await shoot(admin, 'review');
+
+  // The admin asks for a signed letter; the investor's page then shows the decision and the history.
+  const item = admin
+    .getByRole('listitem')
+    .filter({ has: admin.getByRole('heading', { name: accreditation.name, exact: true }) });
+  await item
+    .getByLabel('Note to the investor (optional)')
+    .fill('The letter is not signed. Please upload the signed copy.');
+  await item.getByRole('button', { name: 'Reject' }).click();
+  await expect(admin.getByText(`Rejected ${accreditation.name}.`)).toHaveCount(0, { timeout: 30_000 });
   await adminContext.close();
+  await investor.reload();
+  await expect(investor.getByRole('region', { name: 'History' }).getByRole('listitem')).toHaveCount(2);
+  await shoot(investor, 'accreditation');
+  await investorContext.close();
 });

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, signIn, storedAccessToken, test } from './support/app';
 import { multiPagePdf, quadrantsPng } from './support/files';
-import { card, colourOf, shownPixelOf, slot } from './support/page-parts';
+import { card, colourOf, cropAndSend, shownPixelOf, slot } from './support/page-parts';
 import { specDefaultPassword, specPeople } from './support/spec-only-platform';
 import { startSpecOnlyPair, type SpecOnlyPair } from './support/spec-only-pair';
 
@@ -50,7 +50,7 @@ async function uploadRedSquareLogo(page: Page) {
   await crop.getByLabel('Crop frame').focus();
   for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowRight');
   for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
-  await crop.getByRole('button', { name: 'Crop and upload' }).click();
+  await crop.getByRole('button', { name: cropAndSend }).click();
   await expect(logo.getByText('Uploaded', { exact: true })).toBeVisible();
   return logo;
 }

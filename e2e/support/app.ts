@@ -48,7 +48,7 @@ export async function storedAccessToken(page: Page): Promise<string | null> {
 }
 
 /** Adds a user to the running platform with its own admin command, as an operator would. */
-export function addUser(role: 'investor' | 'issuer' | 'admin') {
+export function addUser(role: 'investor' | 'issuer' | 'admin', name?: string) {
   const email = `${role}-${randomUUID().slice(0, 8)}@e2e.test`;
   const result = spawnSync(
     process.execPath,
@@ -64,11 +64,16 @@ export function addUser(role: 'investor' | 'issuer' | 'admin') {
       role,
       '--password',
       demoPassword,
+      ...(name ? ['--name', name] : []),
     ],
     { env: { ...process.env, DATA_DIR: platformDataDir }, encoding: 'utf8' },
   );
   if (result.status !== 0) throw new Error(`users add failed: ${result.stderr}`);
-  return { email, password: demoPassword };
+  // The command's last line: the user, with an investor's new accreditation.
+  const added = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
+    accreditation?: { id: number; name: string };
+  };
+  return { email, password: demoPassword, accreditation: added.accreditation };
 }
 
 export const test = base;

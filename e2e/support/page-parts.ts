@@ -8,6 +8,16 @@ export const slot = (page: Page, label: string) => page.getByRole('region', { na
 export const card = (scope: Locator, name: string) =>
   scope.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: name });
 
+/**
+ * The button that opens a slot's file chooser: "Choose a file for Logo", or "Replace logo" in a slot
+ * that holds one file and has it (an earlier journey on the shared platform may have left one).
+ */
+export const chooserName = (label: string) =>
+  new RegExp(`^(Choose a file for ${label}|Replace ${label.toLowerCase()})$`);
+
+/** The crop dialog's save button: "Crop and replace" where the upload replaces the slot's one file. */
+export const cropAndSend = /^Crop and (upload|replace)$/;
+
 type Pixel = { r: number; g: number; b: number; width: number; height: number };
 
 function pixelAt(

@@ -63,6 +63,27 @@ describe('admin commands', () => {
     });
   });
 
+  it('users add opens an accreditation for a new investor, waiting for review', async () => {
+    const { stdout } = await platformCommand([
+      'users',
+      'add',
+      '--email',
+      'ina@example.test',
+      '--role',
+      'investor',
+      '--name',
+      'Ina Vestor',
+      '--password',
+      'a-long-password',
+    ]);
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      email: 'ina@example.test',
+      role: 'investor',
+      accreditation: { id: expect.any(Number), name: 'Accreditation of Ina Vestor' },
+    });
+    // A child program on a busy machine: starting tsx alone can take seconds.
+  }, 60_000);
+
   it('refuses bad arguments with the usage and a non-zero exit', async () => {
     await expect(
       platformCommand(['users', 'add', '--email', 'x@y.test', '--role', 'king', '--password', 'long-enough']),

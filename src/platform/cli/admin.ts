@@ -2,12 +2,13 @@ import { parseArgs } from 'node:util';
 import { roles, type Role } from '../../shared/api/me';
 import { openDatabase } from '../db/database';
 import type { PlatformConfig } from '../env';
+import { openAccreditation } from '../entities/accreditations';
 import { createClient } from '../oauth/clients';
 import { createUser } from '../users/users';
 
 const usage = `Usage:
   npm run platform -- clients add --name NAME --redirect-uri URI [--redirect-uri URI2 ...]
-  npm run platform -- users add --email EMAIL --role investor|issuer|admin --password PASSWORD`;
+  npm run platform -- users add --email EMAIL --role investor|issuer|admin --password PASSWORD [--name NAME]`;
 
 /** The admin commands of running.md. They open the data directory directly, with or without a server running. */
 export async function runAdminCommand(config: PlatformConfig, argv: string[]): Promise<void> {
@@ -43,7 +44,9 @@ export async function runAdminCommand(config: PlatformConfig, argv: string[]): P
         password: values.password,
         name: values.name,
       });
-      console.log(JSON.stringify(user));
+      // An investor is accredited before investing: their accreditation is there to fill in at once.
+      const accreditation = role === 'investor' ? await openAccreditation(db, user) : undefined;
+      console.log(JSON.stringify(accreditation ? { ...user, accreditation } : user));
     }
   } finally {
     await db.destroy();

@@ -55,6 +55,21 @@ export async function accreditationView(db: Kysely<Database>, id: number): Promi
   );
 }
 
+/** A new investor's accreditation, waiting for their documents and an admin's decision. */
+export async function openAccreditation(
+  db: Kysely<Database>,
+  owner: { id: number; name: string },
+  now = Date.now(),
+): Promise<{ id: number; name: string }> {
+  const name = `Accreditation of ${owner.name}`;
+  const { id } = await db
+    .insertInto('accreditations')
+    .values({ owner_id: owner.id, name, status: 'pending', created_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id, name };
+}
+
 export const accreditationList = (status: AccreditationListStatus) => `accreditations:${status}`;
 
 /**

@@ -16,18 +16,19 @@ export async function createUser(db: DB, input: NewUserInput, now = Date.now()) 
   const email = normalizeEmail(input.email);
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`Not an email address: ${input.email}`);
   if (input.password.length < 8) throw new Error('The password must have at least 8 characters.');
+  const name = input.name ?? email.split('@')[0]!;
   const { id } = await db
     .insertInto('users')
     .values({
       email,
-      name: input.name ?? email.split('@')[0]!,
+      name,
       role: input.role,
       password_hash: await hashPassword(input.password),
       created_at: now,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return { id, email, role: input.role };
+  return { id, email, name, role: input.role };
 }
 
 export async function findUserByEmail(db: DB, email: string) {

@@ -60,6 +60,7 @@ export function useDecide() {
         throw new Error(`The decision on ${accreditation.name} was not recorded: ${messageOf(error)}`);
       }
       onSent();
-      await queryClient.invalidateQueries({ queryKey: reviewKeys.all });
+      // The notice ends as soon as the platform has the decision; the lists catch up on their own.
+      void queryClient.invalidateQueries({ queryKey: reviewKeys.all });
     });
 }

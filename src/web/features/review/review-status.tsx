@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { formatDate } from '../../lib/format';
 import type { Review } from '../../lib/platform/model';
 
@@ -12,13 +13,15 @@ const titles = {
  * and when; after a rejection, what to do next. `forInvestor` words it to the person it is about.
  */
 export function ReviewStatus({ review, forInvestor }: { review: Review; forInvestor: boolean }) {
+  // Several statuses share a page in the admins' "Decided" list: each heading its own id.
+  const titleId = useId();
   const when = review.decidedAt ? formatDate(review.decidedAt) : undefined;
   const by = review.decidedBy ? ` by ${review.decidedBy}` : '';
   const tone =
     review.status === 'rejected' ? 'notice-warning' : review.status === 'approved' ? 'notice-success' : '';
   return (
-    <section className={`notice review-status ${tone}`} aria-labelledby="review-status-title">
-      <h2 id="review-status-title">
+    <section className={`notice review-status ${tone}`} aria-labelledby={titleId}>
+      <h2 id={titleId}>
         <span className="visually-hidden">Review: </span>
         {titles[review.status]}
       </h2>

@@ -45,7 +45,6 @@ function TypeIcon({ file }: { file: StoredFile }) {
 function Preview({ file }: { file: StoredFile }) {
   const { platform } = useServices();
   const source = previewSource(file);
-  const [broken, setBroken] = useState(false);
   const address = useQuery({
     ...addressQuery(
       platform,
@@ -55,7 +54,17 @@ function Preview({ file }: { file: StoredFile }) {
     ),
     enabled: source !== null,
   });
-  if (!source || !address.data || broken) return <TypeIcon file={file} />;
+  // A signed address ends when the file changes (H2): one that fails is asked for afresh, once per
+  // look of the file; a second failure leaves the type badge.
+  const retried = useRef(new Set<string>());
+  const [brokenUrl, setBrokenUrl] = useState<string>();
+  const failed = () => {
+    if (!retried.current.has(file.version)) {
+      retried.current.add(file.version);
+      void address.refetch();
+    } else setBrokenUrl(address.data?.url);
+  };
+  if (!source || !address.data || address.data.url === brokenUrl) return <TypeIcon file={file} />;
   const alt = `Preview of ${file.name}`;
   // A platform without renditions sends the original: the browser shows the crop itself (lazily).
   if (!address.data.rendered && source.crop) {
@@ -65,19 +74,11 @@ function Preview({ file }: { file: StoredFile }) {
         src={address.data.url}
         crop={source.crop}
         alt={alt}
-        onError={() => setBroken(true)}
+        onError={failed}
       />
     );
   }
-  return (
-    <img
-      className="preview"
-      src={address.data.url}
-      alt={alt}
-      loading="lazy"
-      onError={() => setBroken(true)}
-    />
-  );
+  return <img className="preview" src={address.data.url} alt={alt} loading="lazy" onError={failed} />;
 }
 
 const renameDraft = (file: StoredFile) => `rename:${file.id}`;

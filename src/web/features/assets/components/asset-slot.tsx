@@ -8,11 +8,13 @@ import {
   maxBytesFor,
   type FileTypeInfo,
 } from '../../../../shared/assets/file-types';
-import { rememberUpload } from '../../../lib/browser-memory';
+import { forgetUploads, rememberUpload } from '../../../lib/browser-memory';
 import type { EntityRef, StoredFile } from '../../../lib/platform/model';
+import { useServices } from '../../../lib/services';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { privacyWarnings } from '../privacy-warnings';
-import { useUploads } from '../upload/use-uploads';
+import { inUseAndEarlier, removeReplaced } from '../single-file';
+import { useUploads, type UploadItem } from '../upload/use-uploads';
 import { AssetCard } from './asset-card';
 import { DeleteNotices } from './delete-notices';
 import { UploadList } from './upload-list';
@@ -61,24 +63,35 @@ export function AssetSlot({
   onForbidden: () => void;
 }) {
   const queryClient = useQueryClient();
+  const { platform } = useServices();
   const [refusals, setRefusals] = useState<string[]>([]);
+  const [replaceProblem, setReplaceProblem] = useState<string | null>(null);
   const [toCrop, setToCrop] = useState<Pending[]>([]);
   // How far through a batch of images the crop dialog is ("Image 2 of 3").
   const [batch, setBatch] = useState({ done: 0, total: 0 });
   waitingDeletes.useWaiting();
   const shown = files.filter((file) => !waitingDeletes.isWaiting(deleteKey(file.id)));
+  const single = fileType.singleFile;
+  const { inUse, earlier } = single ? inUseAndEarlier(shown) : { inUse: undefined, earlier: [] };
+  // The latest list, for the ETag of a file being replaced when its replacement is stored.
+  const latest = useRef(files);
+  useEffect(() => {
+    latest.current = files;
+  }, [files]);
   const uploads = useUploads({
     entity,
     fileType: fileType.fileType,
-    onUploaded: ({ file, privacyNotApplied }) => {
+    onUploaded: ({ file, privacyNotApplied }, { replaces }) => {
       // Remembered, so a platform that does not list an entity's files still shows it here.
       rememberUpload(entity, file.id);
       if (privacyNotApplied) privacyWarnings.add(file.id);
       void queryClient.invalidateQueries({ queryKey: listKey });
+      if (replaces?.length) void replace(replaces);
     },
     onForbidden,
   });
   const image = fileType.documentType === 'image';
+  const chooseWords = single && inUse ? 'Replace' : 'Choose a file';
   const headingId = `slot-${fileType.fileType}`;
   const current = toCrop[0];
 
@@ -90,8 +103,26 @@ export function AssetSlot({
   }, [toCrop]);
   useEffect(() => () => waiting.current.forEach((p) => URL.revokeObjectURL(p.url)), []);
 
-  async function accept(files: File[]) {
+  /** The new file is stored: now, and only now, the one it replaces goes. */
+  async function replace(replaced: NonNullable<UploadItem['replaces']>) {
+    const current = replaced.map((old) => latest.current.find((f) => f.id === old.id) ?? old);
+    setReplaceProblem(await removeReplaced(platform, current));
+    forgetUploads(current.map((f) => f.id));
+    void queryClient.invalidateQueries({ queryKey: listKey });
+  }
+
+  /** In a one-file slot, every upload replaces the file in use (when there is one). */
+  const startUpload = (file: File, meta: Record<string, unknown>) =>
+    uploads.start(file, { private: fileType.privateByDefault, meta, replaces: inUse ? [inUse] : undefined });
+
+  async function accept(chosen: File[]) {
     const reasons: string[] = [];
+    let files = chosen;
+    if (single && chosen.length > 1) {
+      reasons.push(`${fileType.label} holds one file, so only ${chosen[0]!.name} is used.`);
+      files = chosen.slice(0, 1);
+    }
+    setReplaceProblem(null);
     const images: Pending[] = [];
     for (const file of files) {
       const reason = checkFileForSlot(file, fileType);
@@ -108,7 +139,7 @@ export function AssetSlot({
           reasons.push(tooBig);
         } else images.push({ file, url });
       } else {
-        uploads.start(file, { private: fileType.privateByDefault, meta: {} });
+        startUpload(file, {});
       }
     }
     setRefusals(reasons);
@@ -125,7 +156,7 @@ export function AssetSlot({
     if (!current) return;
     URL.revokeObjectURL(current.url);
     if (crop !== undefined) {
-      uploads.start(current.file, { private: fileType.privateByDefault, meta: crop ? { crop } : {} });
+      startUpload(current.file, crop ? { crop } : {});
     }
     setBatch((b) => ({ ...b, done: b.done + 1 }));
     setToCrop((queue) => queue.slice(1));
@@ -135,7 +166,7 @@ export function AssetSlot({
   function skipCropForTheRest() {
     for (const pending of toCrop) {
       URL.revokeObjectURL(pending.url);
-      uploads.start(pending.file, { private: fileType.privateByDefault, meta: {} });
+      startUpload(pending.file, {});
     }
     setBatch({ done: 0, total: 0 });
     setToCrop([]);
@@ -151,12 +182,13 @@ export function AssetSlot({
         <p className="hint">
           {fileType.purpose}. Accepts {describeAccepts(fileType)} up to {megabytes(maxBytesFor(fileType))}
           {fileType.privateByDefault ? '; private when uploaded' : ''}.
+          {single && ' Holds one file: a new upload replaces it.'}
         </p>
       </div>
 
       {shown.length > 0 ? (
         <ul className="asset-list" aria-label="Files">
-          {shown.map((file) => (
+          {(inUse ? [inUse] : shown).map((file) => (
             <AssetCard
               key={file.id}
               file={file}
@@ -169,12 +201,44 @@ export function AssetSlot({
       ) : (
         <p className="empty-slot">No {fileType.label.toLowerCase()} yet.</p>
       )}
+      {replaceProblem && (
+        <p className="field-error" role="alert">
+          {replaceProblem}
+        </p>
+      )}
+      {earlier.length > 0 && (
+        <div className="earlier-files">
+          <h3>
+            {earlier.length === 1 ? 'An earlier file, not used' : `${earlier.length} earlier files, not used`}
+          </h3>
+          <p className="hint">
+            Only the newest {fileType.label.toLowerCase()} is used. Delete these when you no longer need them.
+          </p>
+          <ul className="asset-list" aria-label="Earlier files, not used">
+            {earlier.map((file) => (
+              <AssetCard
+                key={file.id}
+                file={file}
+                listKey={listKey}
+                canEdit={canEdit}
+                onForbidden={onForbidden}
+              />
+            ))}
+          </ul>
+        </div>
+      )}
       <DeleteNotices entity={entity} fileType={fileType.fileType} />
 
       {canEdit && (
         <>
-          <Suspense fallback={<DropAreaPlaceholder fileType={fileType} />}>
-            <FileDrop fileType={fileType} label={fileType.label} onFiles={(files) => void accept(files)} />
+          <Suspense fallback={<DropAreaPlaceholder fileType={fileType} choose={chooseWords} />}>
+            <FileDrop
+              fileType={fileType}
+              label={fileType.label}
+              choose={chooseWords}
+              multiple={!single}
+              onFiles={(files) => void accept(files)}
+            />
           </Suspense>
           {refusals.length > 0 && (
             <ul className="refusals" role="alert">
@@ -194,7 +258,7 @@ export function AssetSlot({
             src={current.url}
             fileName={current.file.name}
             aspect={fileType.cropAspect}
-            saveLabel="Crop and upload"
+            saveLabel={inUse ? 'Crop and replace' : 'Crop and upload'}
             batch={batch.total > 1 ? { position: batch.done + 1, total: batch.total } : undefined}
             onSkipRest={toCrop.length > 1 ? skipCropForTheRest : undefined}
             onCancel={() => finishCrop(undefined)}

@@ -9,13 +9,13 @@ export const dropHint = (fileType: FileTypeInfo) =>
  * same boxes and words, so that nothing on the page moves when the real one arrives (performance.md
  * W4, layout shift). Nothing here can be used yet: screen readers hear that it is loading.
  */
-export function DropAreaPlaceholder({ fileType }: { fileType: FileTypeInfo }) {
+export function DropAreaPlaceholder({ fileType, choose }: { fileType: FileTypeInfo; choose: string }) {
   return (
     <div className="drop-area-group" aria-busy="true">
       <div className="drop-area">
         <span className="visually-hidden">Loading the upload area…</span>
         <span className="button" aria-hidden="true">
-          Choose a file
+          {choose}
         </span>
         <span className="drop-hint" aria-hidden="true">
           {dropHint(fileType)}

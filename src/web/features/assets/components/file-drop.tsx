@@ -17,16 +17,21 @@ const acceptAttribute = (fileType: FileTypeInfo) =>
 export default function FileDrop({
   fileType,
   label,
+  choose,
+  multiple,
   onFiles,
 }: {
   fileType: FileTypeInfo;
   label: string;
+  /** The button's words: "Choose a file", or "Replace" where the slot holds one file and has it. */
+  choose: string;
+  multiple: boolean;
   onFiles: (files: File[]) => void;
 }) {
   // The drop area is not a button itself (a button may not contain the file input); a real button
   // inside opens the chooser, and pasting works while it has focus.
   const { getRootProps, getInputProps, isDragActive, open } = useDropzone({
-    multiple: true,
+    multiple,
     noClick: true,
     noKeyboard: true,
     onDrop: (accepted, rejected) => onFiles([...accepted, ...rejected.map((r) => r.file)]),
@@ -51,7 +56,11 @@ export default function FileDrop({
           data-testid={`input-${fileType.fileType}`}
         />
         <button type="button" className="button" onClick={open}>
-          Choose a file<span className="visually-hidden"> for {label}</span>
+          {choose}
+          <span className="visually-hidden">
+            {' '}
+            {choose === 'Replace' ? label.toLowerCase() : `for ${label}`}
+          </span>
         </button>
         <span className="drop-hint">{isDragActive ? 'Drop to upload' : dropHint(fileType)}</span>
       </div>

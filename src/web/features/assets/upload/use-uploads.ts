@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { describeAccepts, findFileType } from '../../../../shared/assets/file-types';
 import { ApiError, messageOf, SessionEnded } from '../../../lib/platform/errors';
-import type { EntityRef, Uploaded } from '../../../lib/platform/model';
+import type { EntityRef, StoredFile, Uploaded } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 
 export type UploadPhase = 'waiting' | 'sending' | 'processing' | 'done' | 'failed' | 'cancelled';
@@ -22,6 +22,8 @@ export interface UploadItem {
   error?: string;
   /** Whether trying again can succeed: not for a file the platform refused for what it is. */
   retryable?: boolean;
+  /** In a slot that holds one file: the file this one replaces once it is stored. */
+  replaces?: Pick<StoredFile, 'id' | 'name' | 'etag'>[];
 }
 
 /**
@@ -57,7 +59,8 @@ function failureOf(error: unknown, file: File, fileType: string): { message: str
 export function useUploads(target: {
   entity: EntityRef;
   fileType: string;
-  onUploaded: (uploaded: Uploaded) => void;
+  /** `item` says what the upload was for (the file it replaces, in a one-file slot). */
+  onUploaded: (uploaded: Uploaded, item: UploadItem) => void;
   /** The platform refused the person the right to add files here (403). */
   onForbidden: () => void;
 }) {
@@ -128,7 +131,7 @@ export function useUploads(target: {
         update(item.id, { phase: 'done', sent: item.file.size, total: item.file.size });
         setAnnouncement(`${name}: uploaded`);
         clearLater(item.id);
-        targetRef.current.onUploaded(uploaded);
+        targetRef.current.onUploaded(uploaded, item);
       } catch (error) {
         if (error instanceof ApiError && error.status === 403) targetRef.current.onForbidden();
         if (error instanceof DOMException && error.name === 'AbortError') {
@@ -147,7 +150,7 @@ export function useUploads(target: {
   );
 
   const start = useCallback(
-    (file: File, options: { private: boolean; meta: Record<string, unknown> }) => {
+    (file: File, options: Pick<UploadItem, 'private' | 'meta' | 'replaces'>) => {
       const item: UploadItem = {
         id: crypto.randomUUID(),
         file,

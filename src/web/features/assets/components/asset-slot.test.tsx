@@ -1,0 +1,150 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findFileType } from '../../../../shared/assets/file-types';
+import type { StoredFile } from '../../../lib/platform/model';
+import { ServicesContext } from '../../../lib/services';
+import {
+  http,
+  HttpResponse,
+  mockPlatform,
+  platformUrl,
+  specAsset,
+  testConfig,
+} from '../../../testing/platform-double';
+import { testServices } from '../../../testing/render';
+import { AssetSlot } from './asset-slot';
+
+const server = mockPlatform();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const product = { type: 'Product' as const, id: 7 };
+const pitchDeck = findFileType('pitch_deck')!;
+
+function deck(id: number, name: string): StoredFile {
+  return {
+    id,
+    name,
+    fileType: 'pitch_deck',
+    entity: product,
+    private: false,
+    meta: {},
+    version: `v${id}`,
+    etag: `"e${id}"`,
+  };
+}
+
+function renderSlot(files: StoredFile[]) {
+  // A platform that gives ETags and honours If-Match, as ours does.
+  const services = testServices(testConfig({ ifMatch: true }));
+  render(
+    <ServicesContext value={services}>
+      <QueryClientProvider client={services.queryClient}>
+        <AssetSlot
+          entity={product}
+          fileType={pitchDeck}
+          files={files}
+          listKey={['files', 'Product', 7]}
+          canEdit
+          onForbidden={() => undefined}
+        />
+      </QueryClientProvider>
+    </ServicesContext>,
+  );
+}
+
+/** The ids of the cards in a list, in order. */
+const cardsIn = (list: HTMLElement) =>
+  within(list)
+    .getAllByRole('listitem')
+    .map((item) => item.id);
+
+const newDeck = () => new File(['%PDF-1.4 new deck'], 'deck-2.pdf', { type: 'application/pdf' });
+
+/** What reached the platform, in order: "POST" for the upload, "DELETE 11 \"e11\"" for a removal. */
+function recordRequests(uploadStatus: number, deleteStatus = 204) {
+  const seen: string[] = [];
+  server.use(
+    http.post(`${platformUrl}/v2/core/assets`, () => {
+      seen.push('POST');
+      return uploadStatus === 201
+        ? HttpResponse.json(
+            { asset: specAsset({ id: 12, name: 'deck-2.pdf', file_type: 'pitch_deck' }) },
+            { status: 201 },
+          )
+        : HttpResponse.json({ errors: ['The platform is busy'] }, { status: uploadStatus });
+    }),
+    http.delete(`${platformUrl}/v2/core/assets/:id`, ({ params, request }) => {
+      seen.push(`DELETE ${String(params.id)} ${request.headers.get('If-Match') ?? ''}`);
+      return deleteStatus === 204
+        ? new HttpResponse(null, { status: 204 })
+        : HttpResponse.json({ errors: ['Unavailable'] }, { status: deleteStatus });
+    }),
+  );
+  return seen;
+}
+
+describe('a slot that holds one file', () => {
+  it('replaces the file in use: the old one is removed only once the new one is stored', async () => {
+    const seen = recordRequests(201);
+    const user = userEvent.setup();
+    renderSlot([deck(11, 'deck-1.pdf')]);
+    expect(screen.getByText(/Holds one file: a new upload replaces it/)).toBeTruthy();
+    // The live drop area loads on demand; its button then says what it does.
+    await screen.findByRole('button', { name: 'Replace pitch deck' });
+    await user.upload(screen.getByTestId('input-pitch_deck'), newDeck());
+    await waitFor(() => expect(seen).toEqual(['POST', 'DELETE 11 "e11"']));
+  });
+
+  it('keeps the file in use when its replacement fails, and removes nothing', async () => {
+    const seen = recordRequests(503);
+    const user = userEvent.setup();
+    renderSlot([deck(11, 'deck-1.pdf')]);
+    await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
+    expect(await screen.findByText('Failed')).toBeTruthy();
+    expect(seen).toEqual(['POST']);
+    expect(cardsIn(screen.getByRole('list', { name: 'Files' }))).toEqual(['file-11']);
+  });
+
+  it('says so when the old file could not be removed after the new one was stored', async () => {
+    recordRequests(201, 503);
+    const user = userEvent.setup();
+    renderSlot([deck(11, 'deck-1.pdf')]);
+    await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
+    expect((await screen.findByRole('alert')).textContent).toMatch(
+      /^The new file is in place, but deck-1\.pdf could not be removed: /,
+    );
+  });
+
+  it('uses one of several files chosen at once, and says so', async () => {
+    const seen = recordRequests(201);
+    renderSlot([]);
+    const choose = await screen.findByRole('button', { name: 'Choose a file for Pitch deck' });
+    // Several files dropped at once (the chooser itself lets only one be picked here).
+    const files = [newDeck(), new File(['%PDF-1.4 other'], 'other.pdf', { type: 'application/pdf' })];
+    fireEvent.drop(choose.closest('.drop-area')!, {
+      dataTransfer: {
+        files,
+        items: files.map((file) => ({ kind: 'file', type: file.type, getAsFile: () => file })),
+        types: ['Files'],
+      },
+    });
+    expect(await screen.findByText('Pitch deck holds one file, so only deck-2.pdf is used.')).toBeTruthy();
+    await waitFor(() => expect(seen).toEqual(['POST']));
+  });
+
+  it('shows the newest file as the one in use and lists older ones apart, as not used', () => {
+    renderSlot([deck(11, 'deck-1.pdf'), deck(14, 'deck-3.pdf'), deck(12, 'deck-2.pdf')]);
+    expect(cardsIn(screen.getByRole('list', { name: 'Files' }))).toEqual(['file-14']);
+    expect(screen.getByRole('heading', { name: '2 earlier files, not used' })).toBeTruthy();
+    const earlier = screen.getByRole('list', { name: 'Earlier files, not used' });
+    expect(
+      within(earlier)
+        .getAllByRole('listitem')
+        .map((item) => item.id),
+    ).toEqual(['file-12', 'file-11']);
+  });
+});
