@@ -182,6 +182,8 @@ test('previews cost a small fraction of their originals: the page fetches rendit
 });
 
 test('a file of the wrong kind or over the limit is refused before any byte is sent', async ({ page }) => {
+  // Handing the browser a 26 MB file crosses the DevTools protocol as base64: slow on a busy machine.
+  test.setTimeout(240_000);
   await signIn(page, 'issuer@demo.test');
   await page.goto('/products/2');
   const uploads = watchUploads(page);
