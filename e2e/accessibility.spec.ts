@@ -64,6 +64,15 @@ test('the investor’s pages', async ({ page }) => {
   expect(found).toEqual([]);
 });
 
+test('the offerings, as an investor browses them', async ({ page }) => {
+  await signIn(page, 'investor@demo.test');
+  await visit(page, '/offerings', 'Offerings');
+  // The product cards, each with its logo or initial, and the end of the list.
+  await expect(page.getByRole('list', { name: 'Offerings' }).getByRole('link')).not.toHaveCount(0);
+  await expect(page.getByText(/offerings? (are|is) shown|only offering/)).toBeVisible();
+  expect(await seriousViolations(page, 'offerings')).toEqual([]);
+});
+
 test('the issuer’s pages and dialogs', async ({ page }) => {
   await signIn(page, 'issuer@demo.test');
   const found: string[] = [];

@@ -14,6 +14,7 @@ export function OfferingsPage() {
   return (
     <>
       <h1>Offerings</h1>
+      <p className="lead">The products on the platform. Open one to see its files, investments and team.</p>
       <OfferingsList
         productHref={productHref}
         notOffered={
