@@ -70,6 +70,15 @@ for (const [path, ready] of [
   });
 }
 
+test('the offerings, as an investor browses them', async ({ page }) => {
+  await signIn(page, 'investor@demo.test');
+  await visit(page, '/offerings', 'Offerings');
+  // The product cards, each with its logo or initial, and the end of the list.
+  await expect(page.getByRole('list', { name: 'Offerings' }).getByRole('link')).not.toHaveCount(0);
+  await expect(page.getByText(/offerings? (are|is) shown|only offering/)).toBeVisible();
+  expect(await seriousViolations(page, 'offerings')).toEqual([]);
+});
+
 for (const [path, ready] of [
   ['/', 'Hello, Isaac Issuer'],
   ['/products/2', /Harbor Street Lofts/],

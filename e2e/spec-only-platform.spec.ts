@@ -149,6 +149,18 @@ test.describe('a platform with nothing beyond the spec: no /me, no entity reads,
     expect(await storedAccessToken(page)).toBeNull();
   });
 
+  test('C1: Offerings, on a platform that lists none, opens a product by its number', async ({ page }) => {
+    await signIn(page, specPeople.investor, specDefaultPassword, pair);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Offerings' }).click();
+    await expect(page.getByRole('heading', { level: 1, name: 'Offerings' })).toBeVisible();
+    await expect(page.getByText(/^This platform does not list its offerings/)).toBeVisible();
+    await expect(page.getByText(noAccessWords)).toHaveCount(0);
+    await expect(page.getByLabel('What to open')).toHaveValue('Product');
+    await page.getByLabel('Number').fill('1');
+    await page.getByRole('button', { name: 'Open' }).click();
+    await expect(page.getByRole('heading', { name: 'Product number 1' })).toBeVisible();
+  });
+
   test('C3: an accreditation letter ends private, though the platform ignores private at create', async ({
     page,
   }) => {

@@ -6,6 +6,7 @@ import {
   historySchema,
   type HistoryEntry,
 } from '../../shared/api/accreditations';
+import { meSchema } from '../../shared/api/me';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
 import { type DB, openDatabase } from '../db/database';
 import { jpeg, multipartBody, pdf } from '../testing/files';
@@ -188,6 +189,23 @@ describe('a rejected accreditation answered by an upload', () => {
     await upload(pending);
     expect((await read(pending)).status).toBe('pending');
     expect((await history(pending)).map((e) => e.action)).toEqual(['file_uploaded']);
+  });
+});
+
+describe('the investor’s /me', () => {
+  it('says where each of their accreditations stands, as decisions and uploads change it', async () => {
+    const id = await newAccreditation();
+    const statusInMe = async () => {
+      const me = meSchema.parse(await (await api('/v2/core/me', investor)).json());
+      return me.entities.find((e) => e.type === 'Accreditation' && e.id === id)?.status;
+    };
+    expect(await statusInMe()).toBe('pending');
+    await decide(id, { status: 'rejected', note: 'The letter is not signed.' });
+    expect(await statusInMe()).toBe('rejected');
+    await upload(id, 'letter_of_accreditation', 'signed letter.pdf');
+    expect(await statusInMe()).toBe('pending');
+    await decide(id, { status: 'approved' });
+    expect(await statusInMe()).toBe('approved');
   });
 });
 

@@ -82,6 +82,12 @@ describe('GET /v2/core/me', () => {
       'IndicationOfInterest',
       'User',
     ]);
+    // Only an accreditation has a review status; the demo one waits for its first decision.
+    expect(investor.entities.map((e) => [e.type, e.status]).sort()).toEqual([
+      ['Accreditation', 'pending'],
+      ['IndicationOfInterest', undefined],
+      ['User', undefined],
+    ]);
 
     const issuerToken = (await tokensFor(platform, 'issuer@demo.test')).access_token;
     const issuer = meSchema.parse(await (await fetch(meUrl, { headers: bearer(issuerToken) })).json());

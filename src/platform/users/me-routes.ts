@@ -6,7 +6,10 @@ import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { notFound } from '../errors';
 
-/** The entities a user owns, by assetable type (decisions.md: every assetable entity has an owner). */
+/**
+ * The entities a user owns, by assetable type (decisions.md: every assetable entity has an owner);
+ * accreditations with their review status.
+ */
 export async function ownedEntities(ctx: PlatformContext, userId: number): Promise<Me['entities']> {
   const { db } = ctx;
   const [products, investments, teamMembers, accreditations, indications] = await Promise.all([
@@ -26,7 +29,7 @@ export async function ownedEntities(ctx: PlatformContext, userId: number): Promi
       .execute(),
     db
       .selectFrom('accreditations')
-      .select(['id', 'name'])
+      .select(['id', 'name', 'status'])
       .where('owner_id', '=', userId)
       .orderBy('id')
       .execute(),

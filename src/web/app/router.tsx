@@ -61,6 +61,13 @@ export function createAppRouter({ session }: Services) {
               lazy: async () => ({ Component: (await import('./routes/review-page')).ReviewPage }),
             },
             {
+              // One segment: never taken for an entity's `:kind/:id`.
+              path: 'offerings',
+              loader: requireSession,
+              // Its own chunk, like every signed-in page beyond the first (performance.md W1).
+              lazy: async () => ({ Component: (await import('./routes/offerings-page')).OfferingsPage }),
+            },
+            {
               path: ':kind/:id',
               loader: requireSession,
               // Its own chunk: the first page carries no upload or crop code (performance.md W1, W2).

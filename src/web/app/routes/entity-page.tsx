@@ -58,6 +58,15 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
       void queryClient.invalidateQueries({ queryKey: reviewKeys.history(ref.id) });
   }, [queryClient, ref, entity.dataUpdatedAt]);
 
+  // A review that moved on since the account list was read (a decision, or an upload answering a
+  // rejection): the start page's badge is read again, so it never says something the page does not.
+  const reviewHere = entity.data?.review?.status;
+  const reviewListed = account.data?.entities.find((e) => e.type === ref.type && e.id === ref.id)?.review;
+  useEffect(() => {
+    if (reviewHere && reviewListed && reviewHere !== reviewListed)
+      void queryClient.invalidateQueries({ queryKey: entityKeys.account() });
+  }, [queryClient, reviewHere, reviewListed]);
+
   if (entity.isPending) return <Loading label={`Loading the ${label.toLowerCase()}…`} />;
   if (entity.isError) {
     return (

@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLoaderData, useLocation } from 'react-router';
-import { accountQuery } from '../../features/entities/api/queries';
+import { accountQuery, entityFilesQuery } from '../../features/entities/api/queries';
 import { entityHref, entityKinds } from '../../features/entities/entity-kinds';
 import { OpenByNumber } from '../../features/entities/open-by-number';
+import { ReviewBadge } from '../../features/review/review-badge';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { messageOf } from '../../lib/platform/errors';
@@ -53,6 +54,27 @@ function Landing() {
   );
 }
 
+type OwnedEntity = Account['entities'][number];
+
+/**
+ * Where an accreditation's review stands: as the account list says it (ours), else as the
+ * accreditation's own read says it, where the platform has one; no badge when neither says.
+ */
+function AccreditationReview({ entity }: { entity: OwnedEntity }) {
+  const { platform } = useServices();
+  const read = useQuery({
+    ...entityFilesQuery(platform, { type: entity.type, id: entity.id }),
+    enabled: entity.review === undefined,
+  });
+  const status = entity.review ?? read.data?.review?.status;
+  return status ? (
+    <>
+      {' '}
+      <ReviewBadge status={status} />
+    </>
+  ) : null;
+}
+
 function EntityList({ account }: { account: Account }) {
   const groups = entityKinds
     .map((kind) => ({ kind, entities: account.entities.filter((e) => e.type === kind.type) }))
@@ -81,6 +103,7 @@ function EntityList({ account }: { account: Account }) {
             {entities.map((entity) => (
               <li key={entity.id}>
                 <Link to={entityHref(entity.type, entity.id)}>{entity.name}</Link>
+                {entity.type === 'Accreditation' && <AccreditationReview entity={entity} />}
               </li>
             ))}
           </ul>
@@ -117,6 +140,13 @@ function Home() {
     <>
       <h1>Hello, {account.data.user.name}</h1>
       <p className="lead">Choose what you want to manage files for.</p>
+      {account.data.user.role === 'investor' && (
+        <p>
+          <Link to="/offerings" className="button">
+            Browse offerings
+          </Link>
+        </p>
+      )}
       <EntityList account={account.data} />
     </>
   );

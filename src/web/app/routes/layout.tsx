@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, Outlet, useLocation, useNavigate, useNavigation } from 'react-router';
+import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigation } from 'react-router';
 import { accountQuery } from '../../features/entities/api/queries';
 import { keepDraftsThroughSignIn } from '../../lib/drafts';
 import { useServices, useSessionEnded, useSignedIn } from '../../lib/services';
@@ -23,11 +23,10 @@ function UserMenu() {
 
   return (
     <div className="user-menu">
-      {account.data?.user.role === 'admin' && (
-        <nav aria-label="Admin" className="site-nav">
-          <Link to="/review">Review queue</Link>
-        </nav>
-      )}
+      <nav aria-label="Main" className="site-nav">
+        <NavLink to="/offerings">Offerings</NavLink>
+        {account.data?.user.role === 'admin' && <NavLink to="/review">Review queue</NavLink>}
+      </nav>
       {account.data && (
         <span className="user-name">
           <span className="visually-hidden">Signed in as </span>

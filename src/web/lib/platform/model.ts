@@ -81,7 +81,8 @@ export interface Offering {
 
 export interface Account {
   user: { id: number; name: string; email: string; role: Role };
-  entities: { type: AssetableType; id: number; name: string }[];
+  /** `review`: where an accreditation's review stands, when the platform says so in this list (ours). */
+  entities: { type: AssetableType; id: number; name: string; review?: ReviewStatus }[];
 }
 
 export interface AccreditationForReview {

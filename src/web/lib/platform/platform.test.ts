@@ -62,6 +62,29 @@ describe('the account (GET /v2/core/me, ours)', () => {
       entities: [{ type: 'Product', id: 7, name: 'Solar' }],
     });
   });
+
+  it("reads an accreditation's review status where the platform gives one, and only words it knows", async () => {
+    server.use(
+      http.get(api('/v2/core/me'), () =>
+        HttpResponse.json({
+          user: { id: 1, email: 'ivy@x.test', name: 'Ivy', role: 'investor' },
+          entities: [
+            { type: 'Accreditation', id: 3, name: 'Mine', status: 'rejected' },
+            { type: 'Accreditation', id: 4, name: 'Older' },
+            { type: 'Accreditation', id: 5, name: 'Odd', status: 'in_progress' },
+            { type: 'IndicationOfInterest', id: 6, name: 'Interest', status: 'approved' },
+          ],
+        }),
+      ),
+    );
+    const account = await platformFor(testConfig()).platform.account();
+    expect(account?.entities).toEqual([
+      { type: 'Accreditation', id: 3, name: 'Mine', review: 'rejected' },
+      { type: 'Accreditation', id: 4, name: 'Older' },
+      { type: 'Accreditation', id: 5, name: 'Odd' },
+      { type: 'IndicationOfInterest', id: 6, name: 'Interest' },
+    ]);
+  });
 });
 
 describe("an entity's files, in every shape the spec allows", () => {
@@ -357,6 +380,26 @@ describe("an accreditation's review and history, and the offerings (ours)", () =
         { id: 8, name: 'Lofts' },
       ],
     });
+  });
+
+  it('asks for the next page of offerings with the cursor the last one gave, until there is none', async () => {
+    const seen = recordRequests();
+    server.use(
+      http.get(api('/v2/core/products'), ({ request }) => {
+        const cursor = new URL(request.url).searchParams.get('cursor');
+        return HttpResponse.json(
+          cursor === null
+            ? { products: [{ id: 9, name: 'Nine', logo_asset_id: 3 }], next_cursor: 'after-9' }
+            : { products: [{ id: 8, name: 'Eight', logo_asset_id: null }], next_cursor: null },
+        );
+      }),
+    );
+    const { platform, capabilities } = platformFor(testConfig());
+    const first = await platform.offerings();
+    expect(first).toEqual({ items: [{ id: 9, name: 'Nine', logoId: 3 }], next: 'after-9' });
+    expect(capabilities.current.offerings).toBe(true);
+    expect(await platform.offerings(first.next)).toEqual({ items: [{ id: 8, name: 'Eight' }] });
+    expect(seen.map((r) => r.path)).toEqual(['/v2/core/products', '/v2/core/products?cursor=after-9']);
   });
 });
 

@@ -81,8 +81,10 @@ export function readFileList(body: unknown): StoredFile[] | undefined {
 }
 
 /** An accreditation's review, where the platform says it (ours: `status`, `review_note`, …). */
+const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
+
 export function readReview(raw: Json): Review | undefined {
-  const status = (['pending', 'approved', 'rejected'] as const).find((s) => s === raw.status);
+  const status = reviewStatuses.find((s) => s === raw.status);
   if (!status) return undefined;
   const decidedBy = isObject(raw.reviewed_by) ? text(raw.reviewed_by.name) : undefined;
   return {
@@ -202,9 +204,12 @@ export function readAccount(body: unknown): Account | undefined {
     if (!isObject(raw)) return [];
     const type = assetableTypes.find((t) => t === raw.type);
     const entityId = integer(raw.id);
-    return type && entityId !== undefined
-      ? [{ type, id: entityId, name: text(raw.name) ?? `${type} ${entityId}` }]
-      : [];
+    if (!type || entityId === undefined) return [];
+    // Ours adds an accreditation's review status; a platform without one (or with other words) shows none.
+    const review = type === 'Accreditation' ? reviewStatuses.find((s) => s === raw.status) : undefined;
+    return [
+      { type, id: entityId, name: text(raw.name) ?? `${type} ${entityId}`, ...optional('review', review) },
+    ];
   });
   return { user: { id, role, name: text(user.name) ?? '', email: text(user.email) ?? '' }, entities };
 }
