@@ -103,8 +103,10 @@ describe('an entity page without entity reads', () => {
     expect(within(letters).queryByRole('switch')).toBeNull();
     expect(screen.queryByText('File 22')).toBeNull();
     expect(document.body.textContent).not.toMatch(noAccessWords);
-    // The person may add files until the platform says otherwise.
-    expect(await within(letters).findByRole('button', { name: /choose a file/i })).toBeTruthy();
+    // The person may change files until the platform says otherwise (the letter's slot holds one).
+    expect(
+      await within(letters).findByRole('button', { name: 'Replace letter of accreditation' }),
+    ).toBeTruthy();
   });
 
   it('turns read-only, in plain words, once the platform refuses a change (403)', async () => {
