@@ -49,7 +49,8 @@ export default defineConfig({
       command: `rm -rf ${platformDataDir} && node --import tsx src/platform/main.ts`,
       url: `${platformUrl}/healthz`,
       reuseExistingServer: false,
-      timeout: 60_000,
+      // node, tsx and the program loading (and the demo seed hashing passwords) on a busy machine.
+      timeout: 120_000,
       env: {
         DATA_DIR: platformDataDir,
         PLATFORM_PORT: String(e2ePorts.platform),
@@ -67,7 +68,7 @@ export default defineConfig({
       command: `node --import tsx src/proxy/main.ts > ${proxyLogFile} 2>&1`,
       url: `${webUrl}/app-config.json`,
       reuseExistingServer: false,
-      timeout: 60_000,
+      timeout: 120_000,
       env: {
         WEB_PORT: String(e2ePorts.web),
         WEB_PUBLIC_URL: webUrl,

@@ -5,6 +5,9 @@ export default defineConfig({
     // Integration tests start real servers on real ports and use scrypt; give them room on 2 cores.
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // A condition polled for (expect.poll) gets most of a test's limit: on a busy machine a file
+    // removed or a line logged "at once" can take seconds. Tests that wait longer say so.
+    expect: { poll: { timeout: 15_000 } },
     projects: [
       {
         extends: true,
