@@ -48,7 +48,11 @@ async function pixel(png: Buffer, x: number, y: number) {
   return [data[at], data[at + 1], data[at + 2]];
 }
 
-describe('PDF thumbnail pool', () => {
+/** About a minute of one core for pdf.js, in 30 KB: a render that is still running whenever a test looks. */
+const endlessPdf = () => slowPdf(1_000_000);
+
+// A new pool's worker loads pdf.js first: seconds on a busy machine before its first render.
+describe('PDF thumbnail pool', { timeout: 90_000 }, () => {
   it('renders page 1 of a multi-page PDF, fitted within 1024 px, into a PNG', async () => {
     const thumbnail = await render(shared, threePagePdf());
     // US Letter (612 × 792 pt) scaled so the longer side is 1024 px.
@@ -94,19 +98,22 @@ describe('PDF thumbnail pool', () => {
   });
 
   it('ends a render past its time limit and replaces the worker', async () => {
-    const p = pool({ timeoutMs: 400 });
+    // The platform's default limit: an ordinary PDF renders well within it even on a busy machine.
+    const p = pool({ timeoutMs: 10_000 });
     await render(p, redHalfPdf()); // The worker is up, so only the render is timed.
     const started = performance.now();
-    expect(await outcome(render(p, slowPdf()))).toBe('timeout');
-    // Seconds of drawing were cut off at the limit.
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(await outcome(render(p, endlessPdf()))).toBe('timeout');
+    // A minute of drawing was cut off at the limit, not waited out (the bound leaves a busy machine
+    // room to notice the limit late).
+    expect(performance.now() - started).toBeLessThan(30_000);
     expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
   });
 
   it('bounds the queue, reads a waiting file only when a worker takes it, and refuses jobs once closed', async () => {
-    const p = pool({ maxQueue: 1, timeoutMs: 3000 });
+    // The one worker stays busy with the endless render until the pool is closed.
+    const p = pool({ maxQueue: 1, timeoutMs: 600_000 });
     await render(p, redHalfPdf());
-    const slow = outcome(render(p, slowPdf()));
+    const slow = outcome(render(p, endlessPdf()));
     let queuedRead = false;
     const queued = outcome(
       p.render(100, async () => {
