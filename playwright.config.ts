@@ -60,6 +60,10 @@ export default defineConfig({
         ACCESS_TOKEN_TTL: String(accessTokenTtlSeconds),
         // The proxy and the tests all come from 127.0.0.1: the platform's per-address token budget is shared.
         TOKEN_RATE_LIMIT: '1000',
+        // Thumbnails are made on a busy machine too: renders compete for the CPU as equals, with a
+        // time limit far above what a page of the test PDFs takes.
+        PDF_THUMBNAIL_LOW_PRIORITY: '0',
+        PDF_THUMBNAIL_TIMEOUT_MS: '60000',
         LOG_LEVEL: 'warn',
       },
     },

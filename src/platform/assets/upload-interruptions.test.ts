@@ -85,7 +85,7 @@ describe('H12 a client that goes away mid-upload', () => {
     expect(JSON.stringify(logLines)).not.toContain('stack');
     const after = storageState(platform.dataDir);
     expect([after.rows, after.files]).toEqual([before.rows, before.files]);
-  }, 60_000);
+  });
 });
 
 describe('H7 an Idempotency-Key whose request outlived the upload time limit', () => {
@@ -130,5 +130,5 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
     await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
     const state = storageState(platform.dataDir);
     expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
-  }, 60_000);
+  });
 });

@@ -19,9 +19,13 @@ import { bearer, startPlatform, tokensFor } from '../testing/platform-server';
 /** A platform of its own, with its log lines kept for reading. */
 async function platformWithLog(env: Record<string, string> = {}) {
   const logs: string[] = [];
-  const platform = await startPlatform(env, {
-    logger: { level: 'warn', stream: { write: (line: string) => void logs.push(line) } },
-  });
+  // A render time limit far above what the small test PDFs take on a busy machine.
+  const platform = await startPlatform(
+    { PDF_THUMBNAIL_TIMEOUT_MS: '60000', ...env },
+    {
+      logger: { level: 'warn', stream: { write: (line: string) => void logs.push(line) } },
+    },
+  );
   const issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   const investor = (await tokensFor(platform, 'investor@demo.test')).access_token;
   const me = meSchema.parse(
@@ -95,8 +99,7 @@ const thumbnailWarnings = (logs: string[]) =>
     .map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string })
     .filter((entry) => entry.msg === 'PDF uploaded without a thumbnail');
 
-// pdf.js loads into each new worker thread first: seconds on a busy machine before the first render.
-describe('PDF thumbnails through POST /v2/core/assets', { timeout: 60_000 }, () => {
+describe('PDF thumbnails through POST /v2/core/assets', () => {
   let setup: Setup;
   beforeAll(async () => {
     setup = await platformWithLog();
@@ -263,14 +266,14 @@ describe('PDF thumbnails through POST /v2/core/assets', { timeout: 60_000 }, () 
   });
 });
 
-describe('PDF thumbnails under limits', { timeout: 60_000 }, () => {
+describe('PDF thumbnails under limits', () => {
   let setup: Setup;
   beforeAll(async () => {
     setup = await platformWithLog({
       PDF_THUMBNAIL_WORKERS: '1',
-      // The default time limit: ample for an ordinary PDF on a busy machine, a sixth of what the
-      // slow one below needs on an idle one.
-      PDF_THUMBNAIL_TIMEOUT_MS: '10000',
+      // Ample for an ordinary PDF on a busy machine, a third of what the slow one below needs on an
+      // idle one.
+      PDF_THUMBNAIL_TIMEOUT_MS: '20000',
       PDF_THUMBNAIL_MAX_BYTES: '100000',
     });
   });
@@ -290,7 +293,7 @@ describe('PDF thumbnails under limits', { timeout: 60_000 }, () => {
     setup.logs.length = 0;
     const probe = await upload(redHalfPdf());
     // pdf.js needs about a minute of one core for this file (under the size limit): far past the
-    // 10 s limit, however fast or busy the machine.
+    // 20 s limit, however fast or busy the machine.
     const slowFile = slowPdf(1_000_000);
     expect(slowFile.length).toBeLessThan(100_000);
     const stored = storedKeys().length;
