@@ -50,7 +50,8 @@ export default defineConfig({
       command: `rm -rf ${platformDataDir} && node --import tsx src/platform/main.ts`,
       url: `${platformUrl}/healthz`,
       reuseExistingServer: false,
-      timeout: 60_000,
+      // node, tsx and the program loading (and the demo seed hashing passwords) on a busy machine.
+      timeout: 120_000,
       env: {
         DATA_DIR: platformDataDir,
         PLATFORM_PORT: String(e2ePorts.platform),
@@ -60,6 +61,10 @@ export default defineConfig({
         ACCESS_TOKEN_TTL: String(accessTokenTtlSeconds),
         // The proxy and the tests all come from 127.0.0.1: the platform's per-address token budget is shared.
         TOKEN_RATE_LIMIT: '1000',
+        // Thumbnails are made on a busy machine too: renders compete for the CPU as equals, with a
+        // time limit far above what a page of the test PDFs takes.
+        PDF_THUMBNAIL_LOW_PRIORITY: '0',
+        PDF_THUMBNAIL_TIMEOUT_MS: '60000',
         LOG_LEVEL: 'warn',
       },
     },
@@ -68,7 +73,7 @@ export default defineConfig({
       command: `node --import tsx src/proxy/main.ts > ${proxyLogFile} 2>&1`,
       url: `${webUrl}/app-config.json`,
       reuseExistingServer: false,
-      timeout: 60_000,
+      timeout: 120_000,
       env: {
         WEB_PORT: String(e2ePorts.web),
         WEB_PUBLIC_URL: webUrl,

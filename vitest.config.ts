@@ -2,9 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // Integration tests start real servers on real ports and use scrypt; give them room on 2 cores.
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Integration tests start real servers on real ports and use scrypt; give them room on 2 cores
+    // kept busy by other work (npm run test:busy), where a platform with its demo data took over
+    // 30 s to start and sign its users in, and an upload test over 20 s.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // A condition polled for (expect.poll) gets half a test's limit: on a busy machine a file
+    // removed or a line logged "at once" can take seconds. Tests that wait longer say so.
+    expect: { poll: { timeout: 30_000 } },
     projects: [
       {
         extends: true,

@@ -188,8 +188,13 @@ test.describe('a platform with nothing beyond the spec: no /me, no entity reads,
     browser,
   }) => {
     test.setTimeout(120_000);
-    // Access tokens that live 8 seconds and cannot be renewed (no refresh grant on this platform).
-    const shortLived = await startSpecOnlyPair({ accessTokenTtlSeconds: 8 });
+    // Access tokens that live an hour and cannot be renewed (no refresh grant on this platform), on a
+    // clock the test moves forward when the hour is to have passed: however long each step takes.
+    let later = 0;
+    const shortLived = await startSpecOnlyPair({
+      accessTokenTtlSeconds: 3600,
+      clock: () => Date.now() + later,
+    });
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
@@ -203,7 +208,7 @@ test.describe('a platform with nothing beyond the spec: no /me, no entity reads,
       await decks.getByLabel('New name for deck.pdf').fill('Cider deck 2026.pdf');
 
       // The token expires while the person types; their next change meets a 401 that cannot be renewed.
-      await page.waitForTimeout(10_000);
+      later = 3601 * 1000;
       await deck.getByRole('switch', { name: 'Private' }).check();
       const ended = page
         .getByRole('alert')

@@ -71,9 +71,9 @@ export interface SpecOnlyPlatform {
 export async function startSpecOnlyPlatform(input: SpecOnlyPlatformOptions): Promise<SpecOnlyPlatform> {
   const options = withDefaults(input);
   const assets = await AssetStore.open();
-  const tokens = new OAuthStore(options.clients, options.accessTokenTtlSeconds * 1000);
+  const tokens = new OAuthStore(options.clients, options.accessTokenTtlSeconds * 1000, options.clock);
   let url = '';
-  const downloads = new Downloads(() => url);
+  const downloads = new Downloads(() => url, options.clock);
   const requests: RecordedRequest[] = [];
 
   // A test fake stops when told: a keep-alive connection whose last response is still finishing

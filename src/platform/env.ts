@@ -42,6 +42,11 @@ const envSchema = z
     PDF_THUMBNAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** PDFs over 50 MB get no thumbnail: the whole file is held in memory to render it. */
     PDF_THUMBNAIL_MAX_BYTES: z.coerce.number().int().positive().default(52_428_800),
+    /**
+     * Renders at the lowest CPU priority, so that requests win over them; on a machine kept busy by
+     * other work they then wait, and past their time limit go without. 0: renders compete as equals.
+     */
+    PDF_THUMBNAIL_LOW_PRIORITY: flag.default(true),
   })
   .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
     path: ['HEADERS_TIMEOUT_MS'],
@@ -84,6 +89,7 @@ const envSchema = z
         workers: env.PDF_THUMBNAIL_WORKERS ?? Math.min(2, availableParallelism()),
         timeoutMs: env.PDF_THUMBNAIL_TIMEOUT_MS,
         maxBytes: env.PDF_THUMBNAIL_MAX_BYTES,
+        lowPriority: env.PDF_THUMBNAIL_LOW_PRIORITY,
       },
     };
   });

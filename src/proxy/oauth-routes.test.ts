@@ -227,8 +227,17 @@ describe('refresh', () => {
 
   it('makes one platform call for concurrent refreshes with the same cookie (two tabs reloading)', async () => {
     const { refreshToken } = await signIn();
+    // The platform holds its answer to the first refresh until the second tab's request has reached
+    // the proxy, however slowly either travels: until the proxy says the second joined the first, or
+    // (were it not to) the second reaches the platform too.
+    const joined = () => proxy.logs.some((line) => line.includes('refresh joins the one in flight'));
+    const refreshesReceived = () => platform.received.filter((r) => r.url.includes('refresh_token')).length;
     platform.override(async (request) => {
-      if (request.url.includes('refresh_token')) await new Promise((resolve) => setTimeout(resolve, 100));
+      if (!request.url.includes('refresh_token')) return false;
+      const deadline = Date.now() + 30_000;
+      while (!joined() && refreshesReceived() < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       return false;
     });
     const [first, second] = await Promise.all([
@@ -238,7 +247,8 @@ describe('refresh', () => {
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
     expect(refreshCookieOf(first)?.value).toBe(refreshCookieOf(second)?.value);
-    expect(platform.received.filter((r) => r.url.includes('refresh_token'))).toHaveLength(1);
+    expect(refreshesReceived()).toBe(1);
+    expect(joined()).toBe(true);
   });
 });
 

@@ -182,6 +182,10 @@ export async function oauthRoutes(
       throw refused(400, 'invalid_grant', 'This platform does not renew sessions; sign in again.');
     }
 
+    if (grant.grantType === 'refresh_token' && platform.isRefreshing(grant.refreshToken)) {
+      // Two tabs reloading at once: this one shares the other's call (see PlatformClient).
+      request.log.debug('refresh joins the one in flight for the same session');
+    }
     const result = await platform.exchange(grant);
     if (!result.ok) {
       if (result.body.error === 'invalid_client') {

@@ -77,6 +77,9 @@ const serverError = (status = 502): Extract<ExchangeResult, { ok: false }> => ({
   body: { error: 'server_error' },
 });
 
+/** Refresh tokens are secrets: only their hash is kept while a refresh is in flight. */
+const refreshKey = (refreshToken: string) => createHash('sha256').update(refreshToken).digest('base64url');
+
 export class PlatformClient {
   /** Fixed at construction from configuration: no request can change where the secret goes (P2). */
   readonly tokenUrls: Readonly<Record<TokenGrant['grantType'], string>>;
@@ -112,7 +115,7 @@ export class PlatformClient {
         code_verifier: grant.codeVerifier,
       });
     }
-    const key = createHash('sha256').update(grant.refreshToken).digest('base64url');
+    const key = refreshKey(grant.refreshToken);
     const inFlight = this.#refreshesInFlight.get(key);
     if (inFlight) return inFlight;
     const call = this.#callTokenEndpoint(grant.grantType, {
@@ -122,6 +125,11 @@ export class PlatformClient {
     }).finally(() => this.#refreshesInFlight.delete(key));
     this.#refreshesInFlight.set(key, call);
     return call;
+  }
+
+  /** Whether a refresh with this token is on its way to the platform already (another tab's). */
+  isRefreshing(refreshToken: string): boolean {
+    return this.#refreshesInFlight.has(refreshKey(refreshToken));
   }
 
   /** RFC 7009 revocation; a platform without the endpoint (404 or 405: spec-only) says so. */

@@ -21,10 +21,13 @@ export interface Rendition {
 export class Downloads {
   private readonly secret = randomBytes(32);
 
-  constructor(private readonly baseUrl: () => string) {}
+  constructor(
+    private readonly baseUrl: () => string,
+    private readonly clock: () => number,
+  ) {}
 
   url(asset: StoredAsset, rendition: Rendition | undefined): string {
-    const expires = String(Math.floor(Date.now() / 1000) + downloadUrlLifetimeSeconds);
+    const expires = String(Math.floor(this.clock() / 1000) + downloadUrlLifetimeSeconds);
     const params = new URLSearchParams({ expires });
     if (rendition) params.set('variant', rendition.variant);
     if (rendition?.width) params.set('width', String(rendition.width));
@@ -39,7 +42,7 @@ export class Downloads {
         const { signature = '', ...query } = request.query;
         const params = new URLSearchParams(query);
         const id = Number(request.params.id);
-        if (!sameSecret(signature, this.sign(id, params)) || !(Number(query.expires) * 1000 > Date.now())) {
+        if (!sameSecret(signature, this.sign(id, params)) || !(Number(query.expires) * 1000 > this.clock())) {
           throw new HttpError(403, 'This download link is invalid or has expired');
         }
         const asset = assets.get(id);

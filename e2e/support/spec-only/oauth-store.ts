@@ -46,6 +46,7 @@ export class OAuthStore {
   constructor(
     private readonly clients: readonly SpecClient[],
     private readonly accessTokenTtlMs: number,
+    private readonly clock: () => number,
   ) {}
 
   client(clientId: string): SpecClient | undefined {
@@ -70,7 +71,7 @@ export class OAuthStore {
 
   issueCode(grant: Omit<AuthorizationCode, 'expiresAt'>): string {
     const code = newToken();
-    this.codes.set(code, { ...grant, expiresAt: Date.now() + codeLifetimeMs });
+    this.codes.set(code, { ...grant, expiresAt: this.clock() + codeLifetimeMs });
     return code;
   }
 
@@ -78,7 +79,7 @@ export class OAuthStore {
   redeemCode(code: string, clientId: string, state: unknown): TokenResponse | undefined {
     const found = this.codes.get(code);
     this.codes.delete(code);
-    if (!found || found.expiresAt < Date.now() || found.clientId !== clientId) return undefined;
+    if (!found || found.expiresAt < this.clock() || found.clientId !== clientId) return undefined;
     // The spec's token request carries the state of 4.1; it must be the one the code was issued for.
     if (state !== found.state) return undefined;
     const grant: Grant = {
@@ -111,13 +112,13 @@ export class OAuthStore {
   /** Who a bearer token speaks for, or undefined when it is unknown, expired or revoked. */
   authenticate(accessToken: string): { email: string; scope: Scope } | undefined {
     const found = this.accessTokens.get(accessToken);
-    if (!found || found.grant.ended || found.expiresAt <= Date.now()) return undefined;
+    if (!found || found.grant.ended || found.expiresAt <= this.clock()) return undefined;
     return { email: found.grant.email, scope: found.grant.scope };
   }
 
   private issueAccessToken(grant: Grant): TokenResponse {
     const accessToken = newToken();
-    this.accessTokens.set(accessToken, { grant, expiresAt: Date.now() + this.accessTokenTtlMs });
+    this.accessTokens.set(accessToken, { grant, expiresAt: this.clock() + this.accessTokenTtlMs });
     return { token_type: 'bearer', access_token: accessToken, refresh_token: grant.refreshToken };
   }
 }

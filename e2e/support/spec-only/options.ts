@@ -41,6 +41,12 @@ export interface SpecOnlyPlatformOptions {
   renditions?: boolean;
   /** Largest file accepted by create; the spec states no limit. [104857600] */
   maxUploadBytes?: number;
+  /**
+   * Its clock in milliseconds, for token and link lifetimes. A test moves it forward to let a
+   * lifetime pass at once, instead of waiting it out and hoping each step before was quick enough.
+   * [Date.now]
+   */
+  clock?: () => number;
 }
 
 export type EntityShape = 'sideloaded' | 'top-level' | 'links-only' | 'missing';
@@ -62,6 +68,7 @@ export function withDefaults(options: SpecOnlyPlatformOptions): ResolvedOptions 
     revoke: false,
     renditions: false,
     maxUploadBytes: 100 * 1024 * 1024,
+    clock: Date.now,
     ...withoutUndefined(options),
   };
 }

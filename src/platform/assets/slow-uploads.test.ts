@@ -8,13 +8,6 @@ import { storageState } from '../testing/storage-state';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits for `check` to hold, for up to `ms` (generous: the machine may be busy). */
-async function eventually(check: () => boolean, ms = 20_000) {
-  for (const started = Date.now(); !check(); await sleep(50)) {
-    if (Date.now() - started > ms) throw new Error('timed out waiting');
-  }
-}
-
 const boundary = 'slow-boundary';
 const head = Buffer.from(
   `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
@@ -62,11 +55,14 @@ describe('H8 slow clients', () => {
   let issuer: string;
   beforeAll(async () => {
     platform = await startPlatform({
-      // Scaled down so the test takes seconds: 1 KB/s over windows of 1 s (the first is the grace).
-      UPLOAD_RATE_WINDOW_MS: '1000',
+      // Scaled down so the tests take seconds: 1 KB/s over windows of 3 s (the first is the grace).
+      // The clients here send 5 B/s (too slow) or 80 KB/s (fast enough), far from the limit either
+      // way; the windows and the idle timeout stay long next to the pauses a busy machine makes this
+      // process take (client and platform alike), so a fast upload never looks slow.
+      UPLOAD_RATE_WINDOW_MS: '3000',
       UPLOAD_MIN_BYTES_PER_SECOND: '1024',
-      HEADERS_TIMEOUT_MS: '1000',
-      IDLE_TIMEOUT_MS: '2000',
+      HEADERS_TIMEOUT_MS: '2000',
+      IDLE_TIMEOUT_MS: '5000',
     });
     issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   });
@@ -78,7 +74,7 @@ describe('H8 slow clients', () => {
     let answered = false;
     void upload.answer.then(() => (answered = true));
     // The file has started: the platform is staging it in a temporary file.
-    await eventually(() => storageState(platform.dataDir).temporary === 1);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
     const trickle = setInterval(() => {
       if (!answered) upload.request.write('1');
     }, 200);
@@ -91,7 +87,7 @@ describe('H8 slow clients', () => {
     } finally {
       clearInterval(trickle);
     }
-    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
     const after = storageState(platform.dataDir);
     expect(after.rows).toBe(before.rows);
     expect(after.files).toBe(before.files);
@@ -136,9 +132,9 @@ describe('H8 slow clients', () => {
   }, 60_000);
 
   it('H8 lets an upload above the minimum rate take as long as it needs', async () => {
-    const bodyBytes = 40 * 8192;
+    const bodyBytes = 100 * 8192;
     const upload = startUpload(platform, issuer, bodyBytes);
-    // 8 KB every 100 ms: about 80 KB/s against a minimum of 1 KB/s, for about four windows.
+    // 8 KB every 100 ms: about 80 KB/s against a minimum of 1 KB/s, for over three windows.
     for (let sent = 0; sent < bodyBytes; sent += 8192) {
       upload.request.write(Buffer.alloc(8192, 'a'));
       await sleep(100);
@@ -178,7 +174,7 @@ describe('H8 slow clients', () => {
     request.write('{"asset": ');
     const started = Date.now();
     await closed;
-    // The idle timeout is 2 s; far less than the 1-hour request timeout that would otherwise apply.
+    // The idle timeout is 5 s; far less than the 1-hour request timeout that would otherwise apply.
     expect(Date.now() - started).toBeLessThan(30_000);
   }, 60_000);
 });
@@ -204,7 +200,7 @@ describe('H8 concurrent uploads per user', () => {
 
   it('H8 answers a third upload of the same user at once with 429, and lets it through once one ends', async () => {
     const held = [startUpload(platform, issuer, 1000), startUpload(platform, issuer, 1000)];
-    await eventually(() => storageState(platform.dataDir).temporary === 2);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(2);
 
     const refused = await upload(issuer, investment);
     expect(refused.status).toBe(429);
@@ -224,7 +220,7 @@ describe('H8 concurrent uploads per user', () => {
     expect((await held[0]!.answer).status).toBe(201);
     held[1]!.request.destroy();
     await held[1]!.closed;
-    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
     const results = await Promise.all([upload(issuer, investment), upload(issuer, investment)]);
     expect(results.map((r) => r.status)).toEqual([201, 201]);
   }, 60_000);

@@ -7,13 +7,6 @@ import { csv, multipartBody } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState } from '../testing/storage-state';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function eventually(check: () => boolean, ms = 20_000) {
-  for (const started = Date.now(); !check(); await sleep(50)) {
-    if (Date.now() - started > ms) throw new Error('timed out waiting');
-  }
-}
-
 /** What the platform logs, one parsed line each. */
 const logLines: { level: number; msg: string; err?: unknown }[] = [];
 const logStream = new Writable({
@@ -28,9 +21,14 @@ let platform: TestPlatform;
 let issuer: string;
 beforeAll(async () => {
   platform = await startPlatform(
-    // The upload time limit, after which a key still in progress is given up (H7): short enough for
-    // the test clock to pass it without expiring the access token.
-    { REQUEST_TIMEOUT_MS: '120000' },
+    {
+      // The upload time limit, after which a key still in progress is given up (H7): short enough for
+      // the test clock to pass it without expiring the access token.
+      REQUEST_TIMEOUT_MS: '120000',
+      // The held uploads pause for as long as a test needs on a busy machine: never cut off as too
+      // slow meanwhile (the rate check runs on the real clock, not the test's).
+      UPLOAD_RATE_WINDOW_MS: '600000',
+    },
     { logger: { level: 'info', stream: logStream } },
   );
   issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
@@ -75,10 +73,10 @@ describe('H12 a client that goes away mid-upload', () => {
     logLines.length = 0;
     const upload = heldUpload({}, Buffer.alloc(1_000_000, 'a'));
     upload.request.write(Buffer.alloc(200_000, 'a'));
-    await eventually(() => storageState(platform.dataDir).temporary === 1);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
     upload.request.destroy();
-    await eventually(() => storageState(platform.dataDir).temporary === 0);
-    await eventually(() => logLines.some((line) => /cancel/i.test(line.msg)));
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
+    await expect.poll(() => logLines.some((line) => /cancel/i.test(line.msg))).toBe(true);
 
     const cancelled = logLines.filter((line) => /cancel/i.test(line.msg));
     expect(cancelled).toHaveLength(1);
@@ -105,7 +103,7 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
       });
     // The first request stalls after the file's first bytes: its key is in progress.
     const first = heldUpload(key, bytes);
-    await eventually(() => storageState(platform.dataDir).temporary === 1);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
 
     // Within the limit, a retry is told that the first one still runs.
     const early = await send();
@@ -129,7 +127,7 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
       await fetch(`${platform.url}/v2/core/investments/1/assets`, { headers: bearer(issuer) })
     ).json()) as { assets: { name: string }[] };
     expect(list.assets.filter((a) => a.name === 'held.csv')).toHaveLength(1);
-    await eventually(() => storageState(platform.dataDir).temporary === 0);
+    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
     const state = storageState(platform.dataDir);
     expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
   });

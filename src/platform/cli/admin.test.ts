@@ -11,13 +11,18 @@ const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-admin-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Runs `npm run platform -- <args>` the way an admin would (through tsx, without npm's banner). */
+/**
+ * Runs `npm run platform -- <args>` the way an admin would, with node itself (`npm run platform` is
+ * tsx, and npm adds a process and its banner).
+ */
 const platformCommand = (args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, ['--import', 'tsx', 'src/platform/main.ts', ...args], {
     env: { ...process.env, DATA_DIR: dataDir, ...env },
   });
 
-describe('admin commands', () => {
+// Each command is a node process that loads tsx and the platform: a second on an idle machine,
+// tens of seconds on a busy one.
+describe('admin commands', { timeout: 90_000 }, () => {
   it('clients add registers a client and prints its credentials as the last line', async () => {
     const { stdout } = await platformCommand([
       'clients',

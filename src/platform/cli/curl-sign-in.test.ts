@@ -13,17 +13,20 @@ const dataDir = mkdtempSync(join(tmpdir(), 'platform-curl-'));
 let url = '';
 let server: ChildProcess;
 
-// `npm run platform` with DEMO_SEED=1 on an empty data directory, as the README tells people to run it.
+// The platform with DEMO_SEED=1 on an empty data directory, as the README tells people to run it
+// (`npm run platform`; started here with node itself, as every child program of the tests is).
 beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  server = await spawnPlatform(
-    { DATA_DIR: dataDir, DEMO_SEED: '1', PLATFORM_PORT: String(port), LOG_LEVEL: 'warn' },
-    'npm',
-  );
-});
+  server = await spawnPlatform({
+    DATA_DIR: dataDir,
+    DEMO_SEED: '1',
+    PLATFORM_PORT: String(port),
+    LOG_LEVEL: 'warn',
+  });
+}, 90_000);
 afterAll(() => {
-  if (server.pid) process.kill(-server.pid, 'SIGTERM');
+  server?.kill('SIGTERM');
   rmSync(dataDir, { recursive: true, force: true });
 });
 

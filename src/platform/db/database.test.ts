@@ -110,12 +110,16 @@ describe('preparedRead', () => {
     const id = assetIds.get('Investment')!;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const renamed = new Promise<void>((resolve) => (written = resolve));
     const transaction = db.transaction().execute(async (trx) => {
       await trx.updateTable('assets').set({ name: 'renamed.png' }).where('id', '=', id).execute();
+      written();
       await held;
       throw new Error('roll back');
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The read starts while the transaction holds its uncommitted rename.
+    await renamed;
     const read = nameOf(db, id);
     release();
     await expect(transaction).rejects.toThrow('roll back');

@@ -1,5 +1,8 @@
-import { Worker } from 'node:worker_threads';
-import type { RenderFailure, ThumbnailJob, ThumbnailReply } from './pdf-thumbnail-worker';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { RenderFailure, ThumbnailJob, ThumbnailReply, WorkerSettings } from './pdf-thumbnail-worker';
+
+/** What the worker imports of pdf.js, in its order (pdf-thumbnail-worker.ts). */
+const pdfjsModules = ['pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs'];
 
 /** Why a PDF got no thumbnail. Every one of them still lets the upload succeed. */
 export type ThumbnailFailure =
@@ -52,6 +55,12 @@ export interface PdfThumbnailPoolOptions {
   maxHeapMb?: number;
   /** A worker that has not loaded pdf.js after this long is given up on. Default 30 s. */
   startTimeoutMs?: number;
+  /**
+   * Render at the lowest CPU priority (SCHED_IDLE, else nice 19), so that requests win over
+   * renders. Default true. Off, renders share the CPU as equals: a machine kept busy by other work
+   * still makes thumbnails then (the tests run so), at some cost to the API's latency meanwhile.
+   */
+  lowPriority?: boolean;
 }
 
 export interface PdfThumbnailPool {
@@ -74,17 +83,25 @@ export interface PdfThumbnailPool {
  * So the worker starts from a line of plain JavaScript that registers tsx's ESM loader through its
  * API and then imports the real entry: the same line works under tsx (npm start, `node --import
  * tsx`) and under Vitest. Compiled to `.js`, the worker is started directly.
+ *
+ * pdf.js itself (3 MB of plain JavaScript) is imported before tsx's loader is registered: through
+ * the loader it took 3.5 s of CPU to load instead of 0.3 s, seconds of every worker's start and
+ * half a minute on a busy machine. The entry's own imports of it then find it loaded.
  */
-function startWorker(resourceLimits: { maxOldGenerationSizeMb: number }): Worker {
+function startWorker(options: Pick<WorkerOptions, 'resourceLimits' | 'workerData'>): Worker {
   const here = import.meta.url;
   if (new URL(here).pathname.endsWith('.ts')) {
     const entry = new URL('./pdf-thumbnail-worker.ts', here).href;
     // The ESM build of tsx's API: its CommonJS build registers the loader by a wrong relative path.
     const tsxApi = import.meta.resolve('tsx/esm/api');
-    const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(bootstrap, { eval: true, resourceLimits });
+    const pdfjs = pdfjsModules.map((name) => import.meta.resolve(name));
+    const bootstrap =
+      `(async () => { for (const m of ${JSON.stringify(pdfjs)}) await import(m);` +
+      ` const tsx = await import(${JSON.stringify(tsxApi)}); tsx.register();` +
+      ` await import(${JSON.stringify(entry)}); })();`;
+    return new Worker(bootstrap, { ...options, eval: true });
   }
-  return new Worker(new URL('./pdf-thumbnail-worker.js', here), { resourceLimits });
+  return new Worker(new URL('./pdf-thumbnail-worker.js', here), options);
 }
 
 interface Waiting {
@@ -114,6 +131,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
   const maxPixels = options.maxPixels ?? 1024 * 1024;
   const maxImagePixels = options.maxImagePixels ?? 50_000_000;
   const resourceLimits = { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 };
+  const workerData: WorkerSettings = { lowPriority: options.lowPriority ?? true };
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   const slots: Slot[] = Array.from({ length: options.workers }, () => ({ ready: false }));
   const queue: Waiting[] = [];
@@ -151,7 +169,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
   }
 
   function spawn(slot: Slot) {
-    const worker = startWorker(resourceLimits);
+    const worker = startWorker({ resourceLimits, workerData });
     slot.worker = worker;
     slot.ready = false;
     // Idle workers must not keep a process alive that is otherwise done.

@@ -8,9 +8,15 @@ import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 // The legacy build is the one pdf.js supports on Node: the modern build targets current browsers.
 import { getDocument, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+/** Given by the pool when it starts the worker. */
+export interface WorkerSettings {
+  /** Lower this thread's priority once pdf.js has loaded (below). */
+  lowPriority: boolean;
+}
 
 export interface ThumbnailJob {
   id: number;
@@ -52,13 +58,16 @@ const pdfjsWorkerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 // both, found through /proc/thread-self. The price: on a saturated machine renders wait, and may
 // run past their time limit (the upload then goes without a thumbnail). Elsewhere, or without
 // `chrt`, the thread keeps the lowest nice value it could get, or the default priority. Lowered
-// only once pdf.js has loaded, so that a busy machine does not hold up the worker's start.
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  setPriority(tid, 19);
-  execFileSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 2000 });
-} catch {
-  // Not Linux, or no chrt: a lower priority, or none, is all this thread gets.
+// only once pdf.js has loaded, so that a busy machine does not hold up the worker's start. A pool
+// may ask for none of this (lowPriority: false): then renders compete with requests as equals.
+if ((workerData as WorkerSettings | undefined)?.lowPriority !== false) {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    setPriority(tid, 19);
+    execFileSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 2000 });
+  } catch {
+    // Not Linux, or no chrt: a lower priority, or none, is all this thread gets.
+  }
 }
 
 // Fonts a PDF names without embedding them (Helvetica and the other 13 standard fonts) come from

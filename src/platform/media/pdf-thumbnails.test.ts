@@ -19,9 +19,13 @@ import { bearer, startPlatform, tokensFor } from '../testing/platform-server';
 /** A platform of its own, with its log lines kept for reading. */
 async function platformWithLog(env: Record<string, string> = {}) {
   const logs: string[] = [];
-  const platform = await startPlatform(env, {
-    logger: { level: 'warn', stream: { write: (line: string) => void logs.push(line) } },
-  });
+  // A render time limit far above what the small test PDFs take on a busy machine.
+  const platform = await startPlatform(
+    { PDF_THUMBNAIL_TIMEOUT_MS: '60000', ...env },
+    {
+      logger: { level: 'warn', stream: { write: (line: string) => void logs.push(line) } },
+    },
+  );
   const issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   const investor = (await tokensFor(platform, 'investor@demo.test')).access_token;
   const me = meSchema.parse(
@@ -267,17 +271,19 @@ describe('PDF thumbnails under limits', () => {
   beforeAll(async () => {
     setup = await platformWithLog({
       PDF_THUMBNAIL_WORKERS: '1',
-      PDF_THUMBNAIL_TIMEOUT_MS: '2000',
-      PDF_THUMBNAIL_MAX_BYTES: '20000',
+      // Ample for an ordinary PDF on a busy machine, a third of what the slow one below needs on an
+      // idle one.
+      PDF_THUMBNAIL_TIMEOUT_MS: '20000',
+      PDF_THUMBNAIL_MAX_BYTES: '100000',
     });
   });
   afterAll(() => setup.platform.close());
-  const { api, upload, get } = client(() => setup);
+  const { api, upload, get, storedKeys } = client(() => setup);
 
   it('takes a PDF over the thumbnail size limit without a thumbnail', async () => {
     setup.logs.length = 0;
-    const large = deckPdf(40);
-    expect(large.length).toBeGreaterThan(20_000);
+    const large = deckPdf(200);
+    expect(large.length).toBeGreaterThan(100_000);
     expect((await upload(large)).thumbnail_id).toBeUndefined();
     expect(thumbnailWarnings(setup.logs).map((w) => w.reason)).toEqual(['too_large']);
     expect((await upload(redHalfPdf())).thumbnail_id).toBeDefined();
@@ -286,25 +292,29 @@ describe('PDF thumbnails under limits', () => {
   it('cuts off a render that runs too long while the API keeps answering, then renders the next file', async () => {
     setup.logs.length = 0;
     const probe = await upload(redHalfPdf());
+    // pdf.js needs about a minute of one core for this file (under the size limit): far past the
+    // 20 s limit, however fast or busy the machine.
+    const slowFile = slowPdf(1_000_000);
+    expect(slowFile.length).toBeLessThan(100_000);
+    const stored = storedKeys().length;
     let uploaded = false;
-    // pdf.js needs seconds for this file (under the size limit): far past the 2 s limit.
-    const slowFile = slowPdf();
-    expect(slowFile.length).toBeLessThan(20_000);
     const slow = upload(slowFile).finally(() => {
       uploaded = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const latencies: number[] = [];
-    while (!uploaded && latencies.length < 8) {
+    // The PDF is stored: its render starts and holds the worker until the limit ends it.
+    await expect.poll(() => storedKeys().length).toBe(stored + 1);
+    // Requests answered meanwhile, each in far less time than the render takes. Speed is the point
+    // here: a render on the thread that answers requests would hold each of them for the whole
+    // render (the time limit could not even stop it); 5 s leaves room for a busy machine.
+    let answered = 0;
+    while (!uploaded) {
       const started = performance.now();
       expect((await api(`/v2/core/assets/${probe.id}`, setup.issuer)).status).toBe(200);
-      latencies.push(performance.now() - started);
+      expect(performance.now() - started).toBeLessThan(5000);
+      if (!uploaded) answered += 1;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    // Had the render run on the main thread, no request could have been answered during it.
-    expect(uploaded).toBe(false);
-    expect(latencies.length).toBe(8);
-    expect(Math.max(...latencies)).toBeLessThan(1000);
+    expect(answered).toBeGreaterThanOrEqual(3);
 
     const asset = await slow;
     expect(asset.thumbnail_id).toBeUndefined();
@@ -312,5 +322,5 @@ describe('PDF thumbnails under limits', () => {
     // The stuck worker was replaced.
     const next = await upload(redHalfPdf());
     expect((await get(next.thumbnail_id!)).status).toBe(200);
-  });
+  }, 120_000);
 });

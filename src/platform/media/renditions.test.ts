@@ -614,5 +614,5 @@ describe('createRenditions', () => {
     await expect(
       renditions.ensure(await stored(big, 'image/jpeg'), { variant: 'cropped', width: null, crop: null }),
     ).rejects.toMatchObject({ status: 422, code: 'image_too_complex' });
-  }, 30_000);
+  });
 });

@@ -41,7 +41,7 @@ async function ownersBrowser() {
 }
 
 // Each test checks up to 25 passwords (scrypt): room for a busy machine.
-describe('H6 an attacker cannot lock the owner out (OWASP device cookies)', { timeout: 120_000 }, () => {
+describe('H6 an attacker cannot lock the owner out (OWASP device cookies)', { timeout: 300_000 }, () => {
   it('gives a browser that signed in a signed device cookie: HttpOnly, Secure, SameSite, naming the account (D1)', async () => {
     const b = browser();
     const response = await signIn(b, owner, demoPassword);

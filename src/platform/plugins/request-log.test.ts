@@ -28,17 +28,16 @@ describe('the access log', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
-      await waitForHealth(url);
+      await waitForHealth(url, child);
       expect((await fetch(`${url}/v2/core/openapi.json?signature=secret`)).status).toBe(200);
-      const logged = async () => {
-        for (let i = 0; i < 50 && !out.includes('openapi'); i++) await new Promise((r) => setTimeout(r, 50));
-        return out
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line) as Line & { req?: { url: string } })
-          .filter((line) => line.req?.url.startsWith('/v2/core/openapi.json'));
-      };
-      expect(await logged()).toEqual([
+      // The line reaches this process through a pipe: soon, but not necessarily at once.
+      await expect.poll(() => out.includes('openapi')).toBe(true);
+      const logged = out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Line & { req?: { url: string } })
+        .filter((line) => line.req?.url.startsWith('/v2/core/openapi.json'));
+      expect(logged).toEqual([
         expect.objectContaining({
           level: 20,
           msg: 'request completed',
@@ -51,7 +50,8 @@ describe('the access log', () => {
     } finally {
       child.kill('SIGTERM');
     }
-  });
+    // The platform as its own node process: up to a minute to start on a busy machine.
+  }, 90_000);
 
   it('is off at the default level', async () => {
     const lines: Line[] = [];

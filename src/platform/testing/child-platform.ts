@@ -1,8 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
-/** Waits until a platform answers /healthz. */
-export async function waitForHealth(url: string) {
-  for (let i = 0; i < 150; i++) {
+/** How long a platform process may take to answer /healthz: node, tsx and the platform loading on a busy machine. */
+const startDeadlineMs = 60_000;
+
+/** Waits until a platform answers /healthz; fails at once when `child` exits first. */
+export async function waitForHealth(url: string, child?: ChildProcess) {
+  const deadline = Date.now() + startDeadlineMs;
+  for (;;) {
     if (
       await fetch(`${url}/healthz`).then(
         (r) => r.ok,
@@ -10,30 +14,27 @@ export async function waitForHealth(url: string) {
       )
     )
       return;
+    if (child && child.exitCode !== null) throw new Error(`${url}: the platform exited (${child.exitCode})`);
+    if (Date.now() > deadline) throw new Error(`${url} did not start within ${startDeadlineMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`${url} did not start`);
 }
 
 /**
- * The platform as its own process, the way people run it, for tests that need to stop or kill it.
- * `command` is `npm run platform` or the node entry point.
+ * The platform as its own process, the way people run it (`npm run platform` is `tsx
+ * src/platform/main.ts`), for tests that need to stop or kill it. Started with node itself: npm
+ * would add a process of its own, seconds of start-up on a busy machine, and a signal it may not pass on.
  */
-export async function spawnPlatform(
-  env: Record<string, string>,
-  command: 'npm' | 'node' = 'node',
-): Promise<ChildProcess> {
-  const child =
-    command === 'npm'
-      ? spawn('npm', ['run', 'platform', '--silent'], {
-          env: { ...process.env, ...env },
-          stdio: 'ignore',
-          detached: true,
-        })
-      : spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
-          env: { ...process.env, ...env },
-          stdio: 'ignore',
-        });
-  await waitForHealth(`http://127.0.0.1:${env.PLATFORM_PORT}`);
+export async function spawnPlatform(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  try {
+    await waitForHealth(`http://127.0.0.1:${env.PLATFORM_PORT}`, child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   return child;
 }

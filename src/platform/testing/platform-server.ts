@@ -52,6 +52,9 @@ export async function startPlatform(
     PLATFORM_PUBLIC_URL: url,
     DEMO_SEED: '1',
     LOG_LEVEL: 'silent',
+    // Tests run on busy machines too: PDF renders at the lowest priority would wait behind any other
+    // work there, and go without a thumbnail past their time limit.
+    PDF_THUMBNAIL_LOW_PRIORITY: '0',
     ...env,
   });
   let offset = 0;
