@@ -13,12 +13,15 @@ const looks = [
 ] as const;
 
 /** axe-core's serious and critical findings, in every look, as "rule: where" lines. */
-async function seriousViolations(page: Page, what: string) {
+async function seriousViolations(page: Page, what: string, only?: string) {
   const found: string[] = [];
   for (const look of looks) {
     await page.setViewportSize({ width: look.width, height: look.height });
     await page.emulateMedia({ colorScheme: look.colorScheme });
-    const results = await new AxeBuilder({ page }).analyze();
+    const axe = new AxeBuilder({ page });
+    // A part that lives only seconds (an undo notice) is checked alone, which takes a fraction of the time.
+    if (only) axe.include(only);
+    const results = await axe.analyze();
     for (const violation of results.violations) {
       if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
       const where = violation.nodes.map((n) => n.target.join(' ')).join(', ');
@@ -113,7 +116,7 @@ test('the issuer’s team member page and its dialogs', async ({ page }) => {
   // A delete's undo notice.
   await avatar.getByRole('button', { name: 'Delete omar.png' }).click();
   await expect(avatar.getByRole('button', { name: 'Undo deleting omar.png' })).toBeVisible();
-  found.push(...(await seriousViolations(page, 'undo notice')));
+  found.push(...(await seriousViolations(page, 'undo notice', '.delete-notices')));
   await avatar.getByRole('button', { name: 'Undo deleting omar.png' }).click();
   expect(found).toEqual([]);
 });
