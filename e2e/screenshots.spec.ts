@@ -28,7 +28,8 @@ async function shoot(page: Page, name: string, { dialog = false } = {}) {
 }
 
 test('screenshots of the main pages', async ({ page, browser }) => {
-  test.setTimeout(180_000);
+  // Two people, several pages, a decision that waits out its undo window: minutes on a busy machine.
+  test.setTimeout(420_000);
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
   await shoot(page, 'landing');
