@@ -53,7 +53,8 @@ export default function PdfPages({
     );
   const total = pdf.numPages;
   return (
-    <div className="pdf-pages">
+    // Scrolls on its own beside the decision form: focusable, so the keyboard can scroll it too.
+    <div className="pdf-pages" tabIndex={0} role="region" aria-label={`Pages of ${name}`}>
       <p className="hint">{total === 1 ? '1 page' : `${total} pages`}; they appear as you scroll.</p>
       <ol className="pdf-page-list">
         {Array.from({ length: total }, (_, i) => (
