@@ -88,15 +88,15 @@ test('a rejection reaches the investor with the note and what to do next; a new 
   // A signed letter replaces the unsigned one: back to waiting, and back in the admin's queue.
   await letters
     .getByTestId('input-letter_of_accreditation')
-    .setInputFiles(multiPagePdf('signed-letter.pdf', ['Letter', 'Signed']));
-  await expect(card(letters, 'signed-letter.pdf')).toBeVisible();
+    .setInputFiles(multiPagePdf('letter-with-signature.pdf', ['Letter', 'Signed']));
+  await expect(card(letters, 'letter-with-signature.pdf')).toBeVisible();
   await expect(card(letters, 'unsigned-letter.pdf')).toHaveCount(0);
   await expect(investor.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
   await expect(history.getByText(/sent it back for review with a new document/)).toBeVisible();
 
   await admin.getByRole('link', { name: 'Waiting' }).click();
   await expect(
-    queueItem(admin, accreditation.name).getByRole('button', { name: 'Open signed-letter.pdf' }),
+    queueItem(admin, accreditation.name).getByRole('button', { name: 'Open letter-with-signature.pdf' }),
   ).toBeVisible();
   await investor.context().close();
   await admin.context().close();

@@ -6,7 +6,7 @@ export const slot = (page: Page, label: string) => page.getByRole('region', { na
 
 /** A file's card in a slot, by (part of) its name. */
 export const card = (scope: Locator, name: string) =>
-  scope.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: name });
+  scope.getByRole('list', { name: 'Files', exact: true }).getByRole('listitem').filter({ hasText: name });
 
 /**
  * The button that opens a slot's file chooser: "Choose a file for Logo", or "Replace logo" in a slot
