@@ -113,11 +113,14 @@ test('the issuer’s team member page and its dialogs', async ({ page }) => {
   found.push(...(await seriousViolations(page, 'viewer')));
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  // A delete's undo notice.
+  // A delete's undo notice. On a busy machine axe's four looks can outlast the undo window: the
+  // delete it then sends is held unanswered, so the notice, Undo and all, is still there to check.
+  await page.route(/\/v2\/core\/assets\/\d+$/, (route) =>
+    route.request().method() === 'DELETE' ? undefined : route.fallback(),
+  );
   await avatar.getByRole('button', { name: 'Delete omar.png' }).click();
   await expect(avatar.getByRole('button', { name: 'Undo deleting omar.png' })).toBeVisible();
   found.push(...(await seriousViolations(page, 'undo notice', '.delete-notices')));
-  await avatar.getByRole('button', { name: 'Undo deleting omar.png' }).click();
   expect(found).toEqual([]);
 });
 
