@@ -188,6 +188,56 @@ test('the viewer shows an image with its crop outlined and zooms it; a PDF page 
   await expect(pdf.getByRole('img', { name: 'Page 3 of 3' })).toBeAttached();
 });
 
+test('a PDF viewer loads while the person points at Open, the next PDF reuses it, and one that cannot load says so', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/investments/1');
+  const financials = slot(page, 'Financial document');
+  await financials
+    .getByTestId('input-financial_document')
+    .setInputFiles([multiPagePdf('2024.pdf', ['2024']), multiPagePdf('2025.pdf', ['2025'])]);
+  // PDFs take a while on a busy machine (the platform draws their thumbnails).
+  await expect(card(financials, '2024.pdf')).toBeVisible({ timeout: 60_000 });
+  await expect(card(financials, '2025.pdf')).toBeVisible({ timeout: 60_000 });
+  const firstPage = (name: string) =>
+    page.getByRole('dialog', { name }).getByRole('img', { name: 'Page 1 of 1' });
+
+  // Pointing at Open already fetches pdf.js's worker, the largest part of showing a PDF.
+  const workerScript = page.waitForRequest(/pdf\.worker[^/]*\.mjs$/);
+  await card(financials, '2024.pdf').getByRole('button', { name: 'Open 2024.pdf' }).hover();
+  await workerScript;
+  await card(financials, '2024.pdf').getByRole('button', { name: 'Open 2024.pdf' }).click();
+  await expect(firstPage('2024.pdf')).toHaveAttribute('aria-busy', 'false');
+  await page.keyboard.press('Escape');
+  // The next PDF is drawn by the same worker: nothing downloaded or started again.
+  let workerFetches = 0;
+  page.on('request', (request) => {
+    if (/pdf\.worker[^/]*\.mjs$/.test(request.url())) workerFetches++;
+  });
+  await card(financials, '2025.pdf').getByRole('button', { name: 'Open 2025.pdf' }).click();
+  await expect(firstPage('2025.pdf')).toHaveAttribute('aria-busy', 'false');
+  expect(page.workers()).toHaveLength(1);
+  expect(workerFetches).toBe(0);
+  await page.keyboard.press('Escape');
+
+  // A worker that cannot load (a network that drops it once) ends in words and a way out, not a
+  // spinner; the next try starts a fresh worker and draws the page.
+  let dropped = 0;
+  await page.route(/pdf\.worker[^/]*\.mjs$/, (route) => (dropped++ ? route.continue() : route.abort()));
+  await page.reload();
+  await card(financials, '2024.pdf').getByRole('button', { name: 'Open 2024.pdf' }).click();
+  const viewer = page.getByRole('dialog', { name: '2024.pdf' });
+  await expect(viewer.getByText('This file cannot be shown here.', { exact: false })).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(viewer.getByRole('link', { name: 'Open in a new tab (2024.pdf)' })).toBeVisible();
+  await page.keyboard.press('Escape');
+  await card(financials, '2025.pdf').getByRole('button', { name: 'Open 2025.pdf' }).click();
+  await expect(firstPage('2025.pdf')).toHaveAttribute('aria-busy', 'false');
+});
+
 test('an upload says how far it is, how fast and how long is left, then its row clears itself', async ({
   page,
 }) => {

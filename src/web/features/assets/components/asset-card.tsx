@@ -14,7 +14,8 @@ import { viewableAs } from '../viewable';
 import { CroppedImage } from './cropped-image';
 
 const CropDialog = lazy(() => import('./crop-dialog'));
-const FileViewer = lazy(() => import('./file-viewer'));
+const loadFileViewer = () => import('./file-viewer');
+const FileViewer = lazy(loadFileViewer);
 
 /** Previews are small renditions, never originals, where the platform makes them (performance.md W3). */
 const previewWidth = 320;
@@ -156,6 +157,13 @@ function focusAfterRemoving(card: HTMLElement | null, fileId: number): () => voi
       ? next
       : (document.getElementById(`undo-file-${fileId}`) ?? slot?.querySelector('h2'))
     )?.focus();
+}
+
+function preloadViewer() {
+  loadFileViewer().then(
+    ({ preloadPdfViewer }) => preloadPdfViewer(),
+    () => undefined, // met again, and shown, when the viewer opens
+  );
 }
 
 export function AssetCard({
@@ -308,7 +316,13 @@ export function AssetCard({
           </p>
         )}
         <div className="asset-actions">
-          <button type="button" className="button small" onClick={() => void open()}>
+          <button
+            type="button"
+            className="button small"
+            onClick={() => void open()}
+            // Pointing at or focusing a PDF's Open starts loading the viewer and pdf.js already.
+            {...(viewableAs(file) === 'pdf' && { onPointerEnter: preloadViewer, onFocus: preloadViewer })}
+          >
             Open<span className="visually-hidden"> {file.name}</span>
           </button>
           {canEdit && !renaming && (

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
 import { Dialog } from '../../../components/ui/dialog';
 import { Loading } from '../../../components/ui/status';
 import { messageOf } from '../../../lib/platform/errors';
@@ -8,8 +8,22 @@ import { useServices } from '../../../lib/services';
 import { addressQuery } from '../api/asset-queries';
 import { viewableAs } from '../viewable';
 import { ImageView } from './image-view';
+import { pdfWorkerThread } from './pdf-worker';
 
-const PdfPages = lazy(() => import('./pdf-pages'));
+const loadPdfPages = () => import('./pdf-pages');
+const PdfPages = lazy(loadPdfPages);
+
+/**
+ * Starts fetching what showing a PDF takes — the pages' code with pdf.js, and pdf.js's worker — side by
+ * side, and while the file's download URL is still being asked for, rather than one after another
+ * (each step of such a chain costs a phone a round trip). Called when a PDF viewer opens, and earlier
+ * when the person points at or focuses a PDF's Open button.
+ */
+export function preloadPdfViewer() {
+  pdfWorkerThread();
+  // A failure here is met again, and shown, when the viewer renders the pages.
+  loadPdfPages().catch(() => undefined);
+}
 
 /**
  * A file shown inside the app: an image to zoom and move, with its crop outlined, or a PDF page by
@@ -30,6 +44,9 @@ export default function FileViewer({
   const [unreadable, setUnreadable] = useState(false);
   const giveUp = useCallback(() => setUnreadable(true), []);
   const kind = viewableAs(file);
+  useEffect(() => {
+    if (kind === 'pdf') preloadPdfViewer();
+  }, [kind]);
 
   let body: ReactNode;
   if (address.isPending) body = <Loading label={`Opening ${file.name}…`} />;

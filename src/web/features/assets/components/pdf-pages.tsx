@@ -1,12 +1,18 @@
-import type { PDFDocumentProxy } from 'pdfjs-dist';
-import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
+import { getDocument, PDFWorker, type PDFDocumentProxy } from 'pdfjs-dist';
 import { useEffect, useRef, useState } from 'react';
+import { forgetPdfWorkerThread, PdfWorkerFailed, pdfWorkerThread } from './pdf-worker';
+
+/**
+ * pdf.js's handle on the page's worker thread, shared by every document: a document's `destroy` leaves
+ * a worker it was given running, so opening the next PDF neither starts nor downloads another.
+ */
+const workers = new WeakMap<Worker, PDFWorker>();
 
 /**
  * A PDF's pages drawn by pdf.js in the browser, each only once it scrolls into view, so a long document
  * opens as fast as its first page. pdf.js (and its worker) load only when a PDF is viewed
- * (performance.md W2); the file comes from its signed download URL, read in ranges where the
- * platform allows.
+ * (performance.md W2): this module is loaded on demand, with pdf.js in the same chunk. The file comes
+ * from its signed download URL, read in ranges where the platform allows.
  */
 export default function PdfPages({
   url,
@@ -21,27 +27,32 @@ export default function PdfPages({
   const [pageRatio, setPageRatio] = useState(11 / 8.5);
 
   useEffect(() => {
-    let task: { destroy(): Promise<void> } | undefined;
     let cancelled = false;
+    const thread = pdfWorkerThread();
+    let worker = workers.get(thread.port);
+    if (!worker) workers.set(thread.port, (worker = PDFWorker.create({ port: thread.port })));
+    const task = getDocument({ url, isEvalSupported: false, worker });
     void (async () => {
       try {
-        const pdfjs = await import('pdfjs-dist');
-        pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
-        const loading = pdfjs.getDocument({ url, isEvalSupported: false });
-        task = loading;
-        const opened = await loading.promise;
+        // A worker that never loads would leave the document waiting for ever.
+        const opened = await Promise.race([task.promise, thread.failed]);
         const first = (await opened.getPage(1)).getViewport({ scale: 1 });
         if (cancelled) return;
         setPageRatio(first.height / first.width);
         setPdf(opened);
-      } catch {
-        // A damaged file, or a platform whose download URLs a page may not read (no CORS).
+      } catch (error) {
+        // A damaged file, or a platform whose download URLs a page may not read (no CORS); or the
+        // worker failed, and the next PDF should not inherit it.
+        if (error instanceof PdfWorkerFailed) {
+          workers.get(thread.port)?.destroy();
+          forgetPdfWorkerThread(thread);
+        }
         if (!cancelled) onUnreadable();
       }
     })();
     return () => {
       cancelled = true;
-      void task?.destroy();
+      void task.destroy();
     };
   }, [url, onUnreadable]);
 
