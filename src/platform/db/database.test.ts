@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AssetableType, assetableTypes } from '../../shared/api/me';
 import type { PlatformContext } from '../context';
@@ -134,5 +135,14 @@ describe('preparedRead', () => {
         .where('id', '=', Number(id) + 1),
     );
     await expect(shifted(db, 1)).rejects.toThrow(/not a plain value/);
+  });
+});
+
+describe('openDatabase', () => {
+  it('syncs every commit to disk, so that an answered write survives a power loss (WAL, synchronous FULL)', async () => {
+    const { rows: journal } = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(db);
+    const { rows: sync } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db);
+    expect(journal[0]!.journal_mode).toBe('wal');
+    expect(sync[0]!.synchronous).toBe(2); // 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
   });
 });
