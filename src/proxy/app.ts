@@ -107,6 +107,6 @@ export async function buildProxy(config: ProxyConfig, options: ProxyOptions = {}
   await app.register(oauthRoutes, { config, platform, knowledge });
   // Always ready unless turned off: in `auto`, the app is told to use it when CORS does not admit it.
   if (config.apiViaProxy !== '0') await installApiForwarding(app, config);
-  await installWebApp(app, config, () => knowledge.view());
+  await installWebApp(app, config, knowledge);
   return app;
 }

@@ -582,6 +582,41 @@ describe('sign-out', () => {
   });
 });
 
+describe('the session hint for the page the proxy paints', () => {
+  const hintOf = (answer: Answer) => {
+    const line = (answer.headers['set-cookie'] ?? []).find((c) => c.startsWith('am_session='));
+    if (!line) return undefined;
+    const [pair, ...attributes] = line.split(';').map((part) => part.trim());
+    return { value: pair!.slice('am_session='.length), attributes };
+  };
+
+  it('comes with the session, carrying nothing but "1", and goes with it', async () => {
+    const { answer, refreshToken } = await signIn();
+    const hint = hintOf(answer)!;
+    expect(hint.value).toBe('1');
+    expect(hint.attributes).toEqual(
+      expect.arrayContaining(['Max-Age=1209600', 'Path=/', 'HttpOnly', 'Secure', 'SameSite=Lax']),
+    );
+
+    const refreshed = await refreshWithCookie(refreshToken);
+    expect(hintOf(refreshed)?.value).toBe('1');
+    // A refused refresh token ends the session, and the hint with it.
+    const reused = await refreshWithCookie(refreshToken);
+    expect(reused.status).toBe(400);
+    expect(hintOf(reused)).toMatchObject({ value: '' });
+    expect(hintOf(reused)!.attributes).toEqual(expect.arrayContaining(['Path=/']));
+
+    const signedOut = await postForm(
+      proxy.port,
+      '/oauth/revoke',
+      {},
+      { cookie: 'am_refresh=x; am_session=1' },
+    );
+    expect(hintOf(signedOut)).toMatchObject({ value: '' });
+    expect(hintOf(signedOut)!.attributes.some((a) => /^(Max-Age=0|Expires=)/i.test(a))).toBe(true);
+  });
+});
+
 describe('platform down or slow', () => {
   it('answers 502 JSON when the platform cannot be reached, and keeps the cookie', async () => {
     const down = await startProxy({ baseUrl: 'http://127.0.0.1:9', secret: platform.secret });

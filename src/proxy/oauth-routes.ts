@@ -28,6 +28,22 @@ export const refreshCookie = {
 } as const;
 
 /**
+ * Whether this browser holds a session, for the page the proxy serves (index-page.ts): a signed-in
+ * person's first paint is a loading status, not a flash of the sign-in page. A hint, not a credential:
+ * it carries `1` and nothing else, so it may travel with every page request, links from other sites
+ * included (Lax), and it comes and goes with the refresh cookie.
+ */
+export const sessionHintCookie = {
+  name: 'am_session',
+  options: {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'lax',
+    path: '/',
+  },
+} as const;
+
+/**
  * A header a cross-site form or a simple cross-origin fetch cannot send: with it, a foreign page needs
  * a CORS preflight, which the proxy never grants (P4, on top of the Origin check).
  */
@@ -128,10 +144,15 @@ function setRefreshCookie(reply: FastifyReply, token: string) {
     ...refreshCookie.options,
     maxAge: refreshCookie.maxAgeSeconds,
   });
+  reply.setCookie(sessionHintCookie.name, '1', {
+    ...sessionHintCookie.options,
+    maxAge: refreshCookie.maxAgeSeconds,
+  });
 }
 
 function clearRefreshCookie(reply: FastifyReply) {
   reply.clearCookie(refreshCookie.name, refreshCookie.options);
+  reply.clearCookie(sessionHintCookie.name, sessionHintCookie.options);
 }
 
 function failureOf(result: Extract<ExchangeResult, { ok: false }>) {

@@ -20,6 +20,8 @@ export class PlatformKnowledge {
   readonly #probe: () => Promise<ProbeResult>;
   readonly #clock: () => number;
   #result: Promise<ProbeResult> | null = null;
+  /** The probe's answer once it has come, for answers that cannot wait for it. */
+  #settled: ProbeResult | null = null;
   #probedAt = 0;
   #learned: Partial<Capabilities> = {};
 
@@ -48,7 +50,15 @@ export class PlatformKnowledge {
       this.#result && !(await this.#result).reachable && this.#clock() - this.#probedAt > reprobeAfterMs;
     if (!this.#result || stale) {
       this.#probedAt = this.#clock();
-      this.#result = this.#probe();
+      this.#settled = null;
+      const result = this.#probe();
+      this.#result = result;
+      void result.then(
+        (settled) => {
+          if (this.#result === result) this.#settled = settled;
+        },
+        () => undefined,
+      );
     }
     return this.#result;
   }
@@ -59,7 +69,21 @@ export class PlatformKnowledge {
   }
 
   async view(): Promise<PlatformView> {
-    const probe = await this.#probed();
+    return this.#viewOf(await this.#probed());
+  }
+
+  /**
+   * The view without waiting: null while a probe is under way, or when an unreachable platform is due
+   * to be asked again (that answer is worth the wait of `view()`).
+   */
+  settledView(): PlatformView | null {
+    const settled = this.#settled;
+    if (!settled) return null;
+    if (!settled.reachable && this.#clock() - this.#probedAt > reprobeAfterMs) return null;
+    return this.#viewOf(settled);
+  }
+
+  #viewOf(probe: ProbeResult): PlatformView {
     const { apiViaProxy } = this.#config;
     // Unknown CORS (platform unreachable at start) goes through the proxy, which works either way.
     const viaProxy = apiViaProxy === '1' || (apiViaProxy === 'auto' && !probe.cors?.direct);

@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProbeResult } from './platform-probe';
 import { send, startProxy, type RunningProxy } from './testing/proxy-server';
 
 const platform = { baseUrl: 'http://platform.test:4000', secret: 'a-client-secret-that-must-not-leak' };
@@ -144,6 +145,156 @@ describe('with a built app', () => {
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     expect(answer.json().platformAuthUrl).toBe('https://auth.platform.test');
     expect(answer.text).not.toContain(platform.secret);
+  });
+});
+
+describe('the page painted before the app runs (W4)', () => {
+  let dist: string;
+  let template: string;
+  const started: RunningProxy[] = [];
+  const proxyWith = async (overrides: Record<string, string> = {}, probe?: () => Promise<ProbeResult>) => {
+    const proxy = await startProxy(platform, { WEB_DIST_DIR: dist, ...overrides }, probe);
+    started.push(proxy);
+    return proxy;
+  };
+  /** The page as a browser gets it; the proxy's first probe has answered by then. */
+  const page = async (proxy: RunningProxy, path: string, headers: Record<string, string> = {}) => {
+    await send(proxy.port, { path: '/app-config.json' });
+    const answer = await send(proxy.port, { path, headers: { accept: 'text/html', ...headers } });
+    expect(answer.status).toBe(200);
+    return answer;
+  };
+  /** The JSON of the page's `app-config` data block, as the app reads it (up to the block's end). */
+  const inlineConfig = (html: string) => {
+    const start = html.indexOf('<script type="application/json" id="app-config">');
+    expect(start).toBeGreaterThan(-1);
+    const text = html.slice(html.indexOf('>', start) + 1, html.indexOf('</script>', start));
+    return text === '' ? null : (JSON.parse(text) as Record<string, unknown>);
+  };
+  const landingHeading = '<h1>Your investment documents, in one place</h1>';
+  const signInButton =
+    /<button type="submit" name="sign-in" value="" class="button primary large">Sign in<\/button>/;
+  const loadingStatus =
+    '<p class="status" role="status"><span class="spinner" aria-hidden="true"></span> Loading…</p>';
+
+  beforeAll(async () => {
+    // The real index.html: its slots are what the proxy fills.
+    template = await readFile('index.html', 'utf8');
+    dist = await mkdtemp(join(tmpdir(), 'proxy-page-'));
+    await writeFile(join(dist, 'index.html'), template);
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((proxy) => proxy.close()));
+    await rm(dist, { recursive: true, force: true });
+  });
+
+  it('carries the app settings in a data block, the same as /app-config.json, and asks for nothing more', async () => {
+    const proxy = await proxyWith();
+    const answer = await page(proxy, '/');
+    const config = (await send(proxy.port, { path: '/app-config.json' })).json();
+    expect(inlineConfig(answer.text)).toEqual(config);
+    expect(answer.text).not.toContain('rel="preload"');
+    // A data block runs nothing: the CSP stays without inline scripts (P11).
+    expect(csp(answer.headers['content-security-policy']).get('script-src')).toEqual(["'self'"]);
+  });
+
+  it('paints the landing with its Sign in button at / for a browser without a session', async () => {
+    const answer = await page(await proxyWith(), '/');
+    expect(answer.text).toContain('<header class="site-header">');
+    expect(answer.text).toContain(landingHeading);
+    expect(answer.text).toMatch(signInButton);
+    expect(answer.text).not.toContain(loadingStatus);
+    expect(answer.text).not.toContain('shell-placeholder');
+  });
+
+  it('paints the header and a loading status on deeper pages, and for a browser with a session at /', async () => {
+    const proxy = await proxyWith();
+    for (const [path, cookie] of [
+      ['/products/7', ''],
+      ['/auth/callback?code=abc&state=xyz', ''],
+      ['/', 'am_session=1'],
+      ['/accreditations/3', 'other=2; am_session=1'],
+    ] as const) {
+      const answer = await page(proxy, path, cookie ? { cookie } : {});
+      expect(answer.text, path).toContain('<header class="site-header">');
+      expect(answer.text, path).toContain(loadingStatus);
+      expect(answer.text, path).not.toContain(landingHeading);
+      expect(answer.text, path).not.toContain('Sign in');
+      // With a session the header keeps the user menu's room, invisible, so it does not jump later.
+      expect(answer.text.includes('<div class="user-menu shell-placeholder" aria-hidden="true">'), path).toBe(
+        cookie !== '',
+      );
+      expect(answer.headers.vary).toMatch(/cookie/i);
+    }
+  });
+
+  it('shows a Sign in pressed before the app loaded as on its way', async () => {
+    const answer = await page(await proxyWith(), '/?sign-in=');
+    expect(answer.text).toContain(landingHeading);
+    expect(answer.text).toContain(
+      '<button type="submit" name="sign-in" value="" disabled class="button primary large">Opening sign-in…</button>',
+    );
+    expect(answer.text).not.toMatch(signInButton);
+  });
+
+  it('does not wait for the platform: until it has answered, the page tells the browser to fetch the settings at once', async () => {
+    // A probe that never answers: the platform is slow to reach when the proxy starts.
+    const proxy = await proxyWith({}, () => new Promise<never>(() => {}));
+    const answer = await send(proxy.port, { path: '/', headers: { accept: 'text/html' } });
+    expect(answer.status).toBe(200);
+    expect(inlineConfig(answer.text)).toBeNull();
+    expect(answer.text).toContain(
+      '<link rel="preload" href="/app-config.json" as="fetch" crossorigin="anonymous" />',
+    );
+    expect(answer.text).toContain(landingHeading);
+  });
+
+  it('F1: settings cannot end the data block or open a script, whatever they hold', async () => {
+    const hostile = 'a</script><script>alert(1)</script><!--&\u2028';
+    const answer = await page(await proxyWith({ OAUTH_CLIENT_ID: hostile }), '/');
+    expect(inlineConfig(answer.text)?.clientId).toBe(hostile);
+    expect(answer.text).not.toContain('<script>alert');
+    expect(answer.text).not.toContain('<!--&');
+    // One data block and the app's own module script: no other script element appeared.
+    expect(answer.text.match(/<script\b/g)).toHaveLength(2);
+  });
+
+  it('is compressed for browsers that accept it, and answers 304 for the variant the browser holds', async () => {
+    const proxy = await proxyWith();
+    const plain = await page(proxy, '/');
+    const br = await page(proxy, '/', { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(br.body).toString()).toBe(plain.text);
+    expect(br.body.length).toBeLessThan(plain.body.length / 2);
+    const gz = await page(proxy, '/', { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).toString()).toBe(plain.text);
+
+    const etag = String(plain.headers.etag);
+    expect(etag).toMatch(/^"/);
+    const again = await send(proxy.port, {
+      path: '/',
+      headers: { accept: 'text/html', 'if-none-match': etag },
+    });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    // Signed in, the page is another: the browser's copy of the landing is not good for it.
+    const signedIn = await send(proxy.port, {
+      path: '/',
+      headers: { accept: 'text/html', 'if-none-match': etag, cookie: 'am_session=1' },
+    });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.text).toContain(loadingStatus);
+  });
+
+  it('never serves index.html as it is: its slots are always filled', async () => {
+    const proxy = await proxyWith();
+    for (const path of ['/index.html', '/index.html.br', '/index.html.gz']) {
+      const answer = await send(proxy.port, { path, headers: { accept: '*/*' } });
+      expect(answer.status, path).toBe(404);
+    }
+    const asPage = await page(proxy, '/index.html');
+    expect(inlineConfig(asPage.text)).not.toBeNull();
   });
 });
 

@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
+import { prefetchFirstPage, routerReady, signInPressedBeforeStart } from './app/first-paint';
 import { createAppRouter } from './app/router';
 import { StartupFailure } from './app/routes/startup-failure';
 import { loadAppConfig } from './config/app-config';
@@ -35,7 +36,11 @@ async function start() {
     },
   });
   const services: Services = { config, session, platform, queryClient };
+  if (await signInPressedBeforeStart(session)) return;
   const router = createAppRouter(services);
+  // The page painted its shell before this script ran; it stays until the first page is ready.
+  await routerReady(router);
+  prefetchFirstPage(router, services);
 
   root.render(
     <StrictMode>

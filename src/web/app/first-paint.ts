@@ -1,0 +1,74 @@
+import type { DataRouter } from 'react-router';
+import { accountQuery, entityFilesQuery } from '../features/entities/api/queries';
+import { kindOfSlug } from '../features/entities/entity-kinds';
+import type { Services } from '../lib/services';
+import type { Session } from '../lib/session';
+
+/**
+ * How the app takes over from the page the proxy painted before any script ran (index.html's shell,
+ * src/proxy/index-page.ts): the landing, or the header with a loading status.
+ */
+
+/** index.html's "Sign in" form asks for this (`/?sign-in=`) when pressed before the app had loaded. */
+const signInParameter = 'sign-in';
+
+/**
+ * Carries out a "Sign in" pressed before the app had loaded: the form reloaded `/` asking for it, and
+ * the page shows it on its way. True when the browser is now leaving for the sign-in page; false when
+ * there is nothing to do (or the person turned out to be signed in already), and the app starts as usual.
+ * Runs before the router reads the address, which it leaves without the request.
+ */
+export async function signInPressedBeforeStart(session: Session): Promise<boolean> {
+  const url = new URL(window.location.href);
+  if (url.pathname !== '/' || !url.searchParams.has(signInParameter)) return false;
+  url.searchParams.delete(signInParameter);
+  window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+  if (await session.isSignedIn()) return false;
+  try {
+    await session.signIn('/');
+    // Back from the sign-in page, a browser may show this page as it was left (its back/forward
+    // cache), with the button still on its way and no app behind it: start afresh instead.
+    window.addEventListener('pageshow', (event) => {
+      if (event.persisted) window.location.reload();
+    });
+    return true;
+  } catch {
+    // The landing the app renders offers the button again.
+    return false;
+  }
+}
+
+/**
+ * Settles once the first page's loaders (the session check, the page's own code) are done. The app
+ * renders only then: until that moment the painted shell is what the person sees, and it stays put
+ * instead of giving way to a bare loading line and coming back (a flash and a layout shift).
+ */
+export function routerReady(router: DataRouter): Promise<void> {
+  if (router.state.initialized) return Promise.resolve();
+  return new Promise((resolve) => {
+    const stop = router.subscribe((state) => {
+      if (!state.initialized) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+/**
+ * Asks for the first page's data as soon as the session is known, so that it travels while React draws
+ * the page (on a throttled phone that first render takes as long as a round trip or two) rather than
+ * after, when the page's components would ask. They find the answer, or the request under way, in the
+ * query cache. The data of later pages is asked for by their components as before.
+ */
+export function prefetchFirstPage(router: DataRouter, { session, platform, queryClient }: Services): void {
+  if (!session.signedIn) return;
+  // Every signed-in page shows the user menu, which reads the account (and the home page lists it).
+  void queryClient.prefetchQuery(accountQuery(platform));
+  // An entity page (router.tsx's `:kind/:id`, read as entity-page.tsx reads it).
+  const page = router.state.matches.at(-1);
+  if (page?.route.path !== ':kind/:id') return;
+  const kind = kindOfSlug(page.params.kind ?? '');
+  const id = Number(page.params.id);
+  if (!kind || !/^\d+$/.test(page.params.id ?? '') || !Number.isSafeInteger(id) || id <= 0) return;
+  void queryClient.prefetchQuery(entityFilesQuery(platform, { type: kind.type, id }));
+}
