@@ -73,11 +73,13 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
     .setInputFiles(multiPagePdf('deck.pdf', ['Solar Farm', 'Page two']));
   await expect(card(deck, 'deck.pdf')).toBeVisible();
   // Its preview is the platform's thumbnail of page 1 (white paper above, a red band below), fetched
-  // as a small rendition of the thumbnail asset, never the PDF itself (performance.md W3).
+  // as a small rendition of the thumbnail asset, never the PDF itself (performance.md W3). The
+  // platform draws it after answering the upload: the card shows the type until it is there, asking
+  // again as the platform says (a busy machine draws at the lowest priority: a generous wait).
   const { asset: deckAsset } = (await (await deckUpload).json()) as { asset: { thumbnail_id?: string } };
   expect(deckAsset.thumbnail_id).toEqual(expect.any(String));
   const deckPreview = card(deck, 'deck.pdf').getByRole('img', { name: 'Preview of deck.pdf' });
-  await expect(deckPreview).toBeVisible();
+  await expect(deckPreview).toBeVisible({ timeout: 60_000 });
   const deckPreviewUrl = new URL((await deckPreview.getAttribute('src'))!);
   expect(deckPreviewUrl.pathname).toBe(`/files/assets/${deckAsset.thumbnail_id}`);
   expect(deckPreviewUrl.searchParams.get('variant')).toBe('preview');

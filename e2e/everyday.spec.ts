@@ -99,7 +99,7 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
   await charters
     .getByTestId('input-charter_document')
     .setInputFiles([multiPagePdf('a.pdf', ['A']), multiPagePdf('b.pdf', ['B'])]);
-  // PDFs take a while on a busy machine (the platform draws their thumbnails).
+  // Uploads take a while on a busy machine.
   await expect(card(charters, 'a.pdf')).toBeVisible({ timeout: 60_000 });
   await expect(card(charters, 'b.pdf')).toBeVisible({ timeout: 60_000 });
   await card(charters, 'a.pdf').getByRole('button', { name: 'Delete a.pdf' }).press('Enter');

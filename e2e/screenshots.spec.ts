@@ -53,7 +53,10 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await slot('Pitch deck')
     .getByTestId('input-pitch_deck')
     .setInputFiles(multiPagePdf('harbor-deck.pdf', ['Harbor']));
-  await expect(slot('Pitch deck').getByRole('img', { name: 'Preview of harbor-deck.pdf' })).toBeVisible();
+  // The deck's thumbnail is drawn after its upload is answered: its card shows it once ready.
+  await expect(slot('Pitch deck').getByRole('img', { name: 'Preview of harbor-deck.pdf' })).toBeVisible({
+    timeout: 60_000,
+  });
   await expect(slot('Cover image').getByRole('img', { name: 'Preview of harbor.jpg' })).toBeVisible();
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.reload();

@@ -7,7 +7,7 @@
  *   S4 GET /v2/core/assets/:id req/s ÷ Fastify hello-world req/s
  *   S5 GET /v2/core/assets/:id/download_url req/s ÷ hello-world req/s
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
- *   S8, S9 PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
+ *   S8′, S9, S1p, S2p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -35,6 +35,7 @@ import { maxMultipartFields } from './assets/upload-body';
 import { connectionOptions } from './connection-timeouts';
 import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
+import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
 import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
@@ -42,6 +43,8 @@ const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPath
 export interface PlatformOptions {
   clock?: () => number;
   logger?: FastifyServerOptions['logger'];
+  /** Tests hold thumbnails pending with these (media/pending-thumbnails.ts). */
+  thumbnailHooks?: ThumbnailHooks;
 }
 
 /**
@@ -56,21 +59,11 @@ export async function buildPlatform(
   const db = await openDatabase(config.dataDir);
   if (config.demoSeed) await seedDemoData(db, config, clock());
   const blobs = createFsBlobStore(join(config.dataDir, 'blobs'));
-  const ctx: PlatformContext = {
-    config,
-    db,
-    clock,
-    signingKey: loadSigningKey(config.dataDir),
-    signInLimiter: new SignInLimiter(defaultSignInRules, clock),
-    blobs,
-    accessTokens: new AccessTokenCache(),
-    renditions: createRenditions(join(config.dataDir, 'renditions'), blobs),
-    // Workers start with the first PDF upload, not here: most starts never render a PDF.
-    pdfThumbnails: createPdfThumbnailPool(config.pdfThumbnails),
-  };
-  await sweepStorage(ctx);
+  const renditions = createRenditions(join(config.dataDir, 'renditions'), blobs);
+  const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
+  await sweepStorage({ db, blobs });
   await releaseInterruptedKeys(db);
-  await ctx.renditions.sweep(db);
+  await renditions.sweep(db);
 
   const app = Fastify({
     logger: options.logger ?? {
@@ -86,10 +79,35 @@ export async function buildPlatform(
     forceCloseConnections: true,
     // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
   });
+  const ctx: PlatformContext = {
+    config,
+    db,
+    clock,
+    signingKey: loadSigningKey(config.dataDir),
+    signInLimiter: new SignInLimiter(defaultSignInRules, clock),
+    blobs,
+    accessTokens: new AccessTokenCache(),
+    renditions,
+    pdfThumbnails,
+    thumbnails: createPendingThumbnails({ db, blobs, pdfThumbnails, clock }, app.log, {
+      // Two per worker keep each worker fed while the next job's rows are read.
+      concurrency: 2 * config.pdfThumbnails.workers,
+      hooks: options.thumbnailHooks,
+    }),
+  };
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.addHook('onClose', async () => db.destroy());
-  app.addHook('onClose', async () => ctx.pdfThumbnails.close());
+  // Workers start with the platform, so that the first PDF does not wait for pdf.js to load; then
+  // the thumbnails a stop or crash left pending are made.
+  app.addHook('onReady', async () => {
+    ctx.pdfThumbnails.start();
+    await ctx.thumbnails.resume();
+  });
+  // In this order: renders end (their thumbnails stay pending) before the database closes under them.
+  app.addHook('onClose', async () => {
+    await ctx.thumbnails.close();
+    await db.destroy();
+  });
   installErrorHandling(app);
 
   await app.register(swagger, {

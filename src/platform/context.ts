@@ -5,6 +5,7 @@ import type { BlobStore } from './storage/blob-store';
 import type { AccessTokenCache } from './oauth/access-token-cache';
 import type { Renditions } from './media/renditions';
 import type { PdfThumbnailPool } from './media/pdf-thumbnail-pool';
+import type { PendingThumbnails } from './media/pending-thumbnails';
 
 /** What every route module needs, built once by the app factory and passed down explicitly. */
 export interface PlatformContext {
@@ -20,4 +21,6 @@ export interface PlatformContext {
   renditions: Renditions;
   /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */
   pdfThumbnails: PdfThumbnailPool;
+  /** Thumbnails reserved by uploads, made after their answers (and after a restart). */
+  thumbnails: PendingThumbnails;
 }

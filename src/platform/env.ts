@@ -38,9 +38,12 @@ const envSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Worker threads rendering PDF thumbnails; 0 turns thumbnails off. Default: min(2, cores). */
     PDF_THUMBNAIL_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
-    /** Time limit of one PDF render; past it the worker is ended and the upload goes without. */
+    /** CPU time of one PDF render (Linux; elsewhere wall time); past it the PDF gets no thumbnail. */
     PDF_THUMBNAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-    /** PDFs over 50 MB get no thumbnail: the whole file is held in memory to render it. */
+    /**
+     * PDFs over 50 MB get no thumbnail. pdf.js reads only the ranges page 1 needs, but a damaged
+     * cross-reference table makes it scan the whole file.
+     */
     PDF_THUMBNAIL_MAX_BYTES: z.coerce.number().int().positive().default(52_428_800),
     /**
      * Renders at the lowest CPU priority, so that requests win over them; on a machine kept busy by

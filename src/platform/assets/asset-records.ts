@@ -22,7 +22,8 @@ export function toApiAsset(row: AssetRow, thumbnailId: number | null) {
     thumbifiable: row.thumbnail_of === null && (findFileType(row.file_type)?.thumbifiable ?? false),
     ...(thumbnailId !== null ? { thumbnail_id: String(thumbnailId) } : {}),
     content_type: row.content_type,
-    size: row.size,
+    // A pending thumbnail has no bytes yet: no size until its PNG is made.
+    ...(row.pending === 1 ? { pending: true as const } : { size: row.size }),
     ...(row.width !== null && row.height !== null ? { width: row.width, height: row.height } : {}),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
-import { forbidden, notFound } from '../errors';
+import { ApiError, forbidden, notFound } from '../errors';
 import { checkIfMatch, preconditionFailed } from '../preconditions';
 import { canSeeAsset, entityAccess } from '../entities/entities';
 import { checkCrop, parseUpdateBody } from './asset-input';
@@ -79,6 +79,22 @@ export async function visibleAsset(ctx: PlatformContext, request: FastifyRequest
       : 'none';
   if (!row || !canSeeAsset(request.caller, access, row)) throw notFound(`No asset ${id}.`);
   return { row, access };
+}
+
+/**
+ * A thumbnail whose PNG is still being made (after its parent's upload was answered) has no file to
+ * give yet: 409 with the seconds to wait. 409 rather than 404 (it exists, and will have a file) or
+ * 503 (nothing is wrong with the platform); the web app asks again after `Retry-After`.
+ */
+export function thumbnailPending(ctx: PlatformContext, row: { id: number }) {
+  const seconds = ctx.thumbnails.retryAfterSeconds(row.id);
+  return new ApiError(
+    409,
+    'thumbnail_pending',
+    `This thumbnail is still being made; ask again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+    undefined,
+    { 'retry-after': String(seconds) },
+  );
 }
 
 /**
@@ -235,15 +251,18 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     {
       schema: {
         summary: 'Get a signed, time-limited download URL',
+        description:
+          'A thumbnail still being made (`pending: true`) answers 409 `thumbnail_pending` with Retry-After.',
         tags: ['assets'],
         security: [{ bearer: [] }],
         params: idParams,
         querystring: renditionQuery,
-        response: { 200: downloadUrlResponse, ...problems(401, 404, 422) },
+        response: { 200: downloadUrlResponse, ...problems(401, 404, 409, 422) },
       },
     },
     async (request) => {
       const { row } = await visibleAsset(ctx, request, request.params.id);
+      if (row.pending === 1) throw thumbnailPending(ctx, row);
       const rendition = renditionFor(row, request.query);
       // Rendered now rather than at delivery, so that a damaged or oversized image is a problem
       // answer to the API client instead of a broken <img>; delivery then streams a cached file.

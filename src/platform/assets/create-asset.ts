@@ -17,7 +17,7 @@ import { sniffContent } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
 import { probeImage } from './image-probe';
 import { fileTooLarge, readUploadBody } from './upload-body';
-import { insertThumbnailRow, makePdfThumbnail } from '../media/pdf-thumbnails';
+import { reserveThumbnailRow } from './thumbnail-records';
 
 export interface Created {
   response: StoredResponse;
@@ -54,7 +54,6 @@ export async function createAsset(
 
   let staged: StagedBlob | undefined;
   let committedKey: string | undefined;
-  let thumbnailKey: string | undefined;
   let inserted = false;
   try {
     const body = await readUploadBody(
@@ -112,13 +111,8 @@ export async function createAsset(
         ? await probeImage(await openBlob(ctx, staged.key), maxImagePixels)
         : null;
     checkCrop(meta, image);
-    // Rendered before the transaction (it takes a worker tens to hundreds of milliseconds), so the
-    // thumbnail's row commits together with its parent's or not at all.
-    const thumbnail =
-      fileType.thumbifiable && sniffed.kind === 'pdf'
-        ? await makePdfThumbnail(ctx, request.log, { key: staged.key, size: staged.size })
-        : null;
-    thumbnailKey = thumbnail?.key;
+    const thumbnailed =
+      fileType.thumbifiable && sniffed.kind === 'pdf' && wantsThumbnail(ctx, request, staged.size);
 
     const now = ctx.clock();
     const created = await ctx.db.transaction().execute(async (trx) => {
@@ -144,26 +138,40 @@ export async function createAsset(
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      const thumbnailId = thumbnail ? await insertThumbnailRow(trx, row, thumbnail) : null;
+      // The thumbnail is made after this answer (pdf.js takes a worker tens of milliseconds to
+      // seconds): its row is reserved now, pending, so that its id is in the 201.
+      const thumbnailId = thumbnailed ? await reserveThumbnailRow(trx, row, ctx.blobs.reserveKey()) : null;
       await recordAccreditationFileChange(trx, { after: row, actorId: caller.userId, at: now });
       const response = { status: 201, body: { asset: toApiAsset(row, thumbnailId) } };
       if (key && claim?.kind === 'new')
         await idempotency.complete(trx, caller.userId, key, claim.claimedAt, hash, response);
-      return { response, etag: etagOf(row) };
+      return { response, etag: etagOf(row), thumbnailId };
     });
     inserted = true;
-    return created;
+    if (created.thumbnailId !== null) ctx.thumbnails.make(created.thumbnailId);
+    return { response: created.response, etag: created.etag };
   } catch (error) {
     if (isDiskFull(error)) throw await insufficientStorage(ctx, request);
     throw error;
   } finally {
     if (!inserted) {
-      if (thumbnailKey) await ctx.blobs.delete(thumbnailKey);
       if (committedKey) await ctx.blobs.delete(committedKey);
       else await staged?.discard();
       if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key, claim.claimedAt);
     }
   }
+}
+
+/**
+ * Whether a PDF of a thumbifiable type gets a thumbnail: not when thumbnails are off, nor over
+ * their size limit (the log says so; the upload goes on without one).
+ */
+function wantsThumbnail(ctx: PlatformContext, request: FastifyRequest, size: number): boolean {
+  const { workers, maxBytes } = ctx.config.pdfThumbnails;
+  const reason = workers === 0 ? 'disabled' : size > maxBytes ? 'too_large' : undefined;
+  if (reason === undefined) return true;
+  request.log[reason === 'disabled' ? 'debug' : 'warn']({ reason, size }, 'PDF uploaded without a thumbnail');
+  return false;
 }
 
 /** A full disk is no bug (H11): a 507 for the client, and one log line saying how much room is left. */

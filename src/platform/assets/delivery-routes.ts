@@ -10,7 +10,7 @@ import type { PlatformContext } from '../context';
 import { ApiError, notFound } from '../errors';
 import { findAssetRow } from './asset-records';
 import { deliveryPath, signatureMatches, urlState } from './download-urls';
-import { idParams } from './asset-routes';
+import { idParams, thumbnailPending } from './asset-routes';
 import { originalFile, renditionFile } from '../media/delivered-file';
 import { renditionFor, variants } from '../media/rendition-request';
 
@@ -72,7 +72,9 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
         304: noBody.describe('Not modified: the If-None-Match ETag is current.'),
         403: problem('A signature that does not match, a link that expired or was ended by a change.'),
         404: problem('An id that is not a plain decimal number, or a file deleted while being sent.'),
-        409: problem('A rendition whose crop changed while it was being sent; ask for a new link.'),
+        409: problem(
+          'A rendition whose crop changed while it was being sent; ask for a new link. A thumbnail still being made (thumbnail_pending, with Retry-After).',
+        ),
         416: noBody.describe('No range satisfiable; Content-Range: bytes */size.'),
         422: problem('A query that is not a download URL (a parameter missing or malformed).'),
       },
@@ -88,6 +90,9 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       // exist (H4); nothing about the asset is looked at before the signature holds.
       if (!row || !signatureMatches(ctx.signingKey, target, urlState(row, variant), signature))
         throw invalidLink();
+      // No URL is ever signed for a pending thumbnail (download_url answers 409), and its reserved key
+      // is part of what a URL is signed over; said here too rather than left to a missing file.
+      if (row.pending === 1) throw thumbnailPending(ctx, row);
 
       const file =
         variant === 'original'

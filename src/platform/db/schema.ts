@@ -168,6 +168,13 @@ export interface AssetsTable {
   meta: string;
   private: number;
   thumbnail_of: number | null;
+  /**
+   * 1 for a thumbnail whose PNG is not stored yet (migration 0004): `blob_key` is reserved and holds
+   * nothing, `size` is 0 and `sha256` empty until it is made. Only thumbnails are ever pending.
+   */
+  pending: Generated<number>;
+  /** Renders begun for a pending thumbnail (across restarts). */
+  render_attempts: Generated<number>;
   /** Bumped at every update; the ETag. */
   version: number;
   created_by: number;

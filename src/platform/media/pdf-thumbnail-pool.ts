@@ -1,22 +1,28 @@
+import { readFile } from 'node:fs/promises';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import type { RenderFailure, ThumbnailJob, ThumbnailReply, WorkerSettings } from './pdf-thumbnail-worker';
+import type { BlobRange } from '../storage/blob-store';
+import type {
+  RangeAnswer,
+  RenderFailure,
+  ThumbnailJob,
+  ThumbnailReply,
+  WorkerSettings,
+} from './pdf-thumbnail-worker';
 
-/** What the worker imports of pdf.js, in its order (pdf-thumbnail-worker.ts). */
-const pdfjsModules = ['pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs'];
-
-/** Why a PDF got no thumbnail. Every one of them still lets the upload succeed. */
+/** Why a PDF got no thumbnail. */
 export type ThumbnailFailure =
   | RenderFailure
   /** Thumbnails are turned off (no workers configured). */
   | 'disabled'
-  /** Larger than the configured limit: not worth holding in memory for a picture of page 1. */
+  /** Larger than the configured limit. */
   | 'too_large'
   /** Every worker busy and the queue full. */
   | 'busy'
-  /** The render ran past its time limit; its worker was ended and replaced. */
+  /** The render used more CPU time than its limit; its worker was ended and replaced. */
   | 'timeout'
   /** The worker died (out of memory, a crash in native code) or could not start. */
   | 'worker_failed'
+  /** The pool was closed (the platform stopping): not the PDF's fault. */
   | 'closed';
 
 export class PdfThumbnailError extends Error {
@@ -36,10 +42,20 @@ export interface PdfThumbnail {
   height: number;
 }
 
+/** A stored PDF as the pool reads it: its size, and its bytes a range at a time. */
+export interface PdfSource {
+  size: number;
+  /** The bytes of an inclusive range; rejects when they cannot be read (the file was deleted). */
+  read(range: BlobRange): Promise<Uint8Array>;
+}
+
 export interface PdfThumbnailPoolOptions {
   /** Worker threads; 0 turns thumbnails off. */
   workers: number;
-  /** Time limit of one render, from the moment a ready worker receives the file. */
+  /**
+   * Time limit of one render, in CPU time of its worker where the platform can tell (Linux), else
+   * from the moment a ready worker receives the job. A render that waits for a CPU is not stuck.
+   */
   timeoutMs: number;
   /** Larger PDFs are not rendered. */
   maxBytes: number;
@@ -51,28 +67,51 @@ export interface PdfThumbnailPoolOptions {
   maxPixels?: number;
   /** Images inside the page with more pixels than this are skipped, not decoded. Default 50 Mpx. */
   maxImagePixels?: number;
-  /** JavaScript heap of one worker; past it the worker dies and the job fails. Default 512 MB. */
+  /**
+   * JavaScript heap of one worker; past it the worker dies and the job fails. Default 128 MB: page 1
+   * of a 12-slide deck, or a cover with a 12-megapixel photo, renders within 32 MB; the rest is room
+   * for large embedded fonts and CMaps. Decoded images are not on this heap: `maxImagePixels` bounds them.
+   */
   maxHeapMb?: number;
-  /** A worker that has not loaded pdf.js after this long is given up on. Default 30 s. */
+  /** A worker that has not loaded pdf.js after this long is given up on. Default 60 s. */
   startTimeoutMs?: number;
   /**
-   * Render at the lowest CPU priority (SCHED_IDLE, else nice 19), so that requests win over
-   * renders. Default true. Off, renders share the CPU as equals: a machine kept busy by other work
-   * still makes thumbnails then (the tests run so), at some cost to the API's latency meanwhile.
+   * A render still running after this much time of the clock on the wall is ended even if it got
+   * little CPU (a wait that will never end). Default 20 × timeoutMs, at least 2 minutes.
+   */
+  wallTimeoutMs?: number;
+  /**
+   * Render at the lowest CPU priority (nice 19, then SCHED_IDLE), so that requests win over renders.
+   * Default true. Off, renders share the CPU as equals: a machine kept busy by other work still makes
+   * thumbnails then (the tests run so), at some cost to the API's latency meanwhile.
    */
   lowPriority?: boolean;
 }
 
 export interface PdfThumbnailPool {
   /**
-   * Renders page 1 of a PDF of `size` bytes into a PNG. `read` is called only once a worker is
-   * free, so jobs waiting in the queue hold no file in memory. Rejects with PdfThumbnailError when
-   * no thumbnail can be made, or with `read`'s own error.
+   * Renders page 1 of a PDF into a PNG. The worker asks for the byte ranges pdf.js needs through
+   * `source.read`, so neither thread holds the whole file. Rejects with PdfThumbnailError when no
+   * thumbnail can be made.
    */
-  render(size: number, read: () => Promise<Uint8Array>): Promise<PdfThumbnail>;
+  render(source: PdfSource): Promise<PdfThumbnail>;
+  /** Starts every worker now (the platform does at start), so the first PDF does not wait for pdf.js. */
+  start(): void;
   /** Refuses waiting and running jobs ("closed") and ends the workers. */
   close(): Promise<void>;
 }
+
+/**
+ * The first thing a worker runs, before it loads anything (plain CommonJS: no loader yet): the
+ * lowest nice value for its thread (on Linux a thread id is a process id to setpriority, found
+ * through /proc/thread-self). Workers start with the platform, and loading pdf.js (about half a
+ * second of CPU each) at normal priority held up the platform's first requests on a busy machine.
+ * Renders go lower still (SCHED_IDLE) at the worker's first job: pdf-thumbnail-worker.ts says why,
+ * and why not here (it takes a child process, and forking the platform at its start was worse).
+ */
+const lowerPriority = `try {
+  require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), 19);
+} catch {}`;
 
 /**
  * The worker runs from TypeScript source like the rest of the platform, and Node cannot load a
@@ -80,33 +119,51 @@ export interface PdfThumbnailPool {
  * execArgv, which workers inherit, but on Node 20 a worker's entry module is resolved before those
  * hooks apply ("Unknown file extension .ts"); under Vitest there is no Node loader at all (Vite
  * transforms modules itself), and `new URL('./x.ts', import.meta.url)` alone fails the same way.
- * So the worker starts from a line of plain JavaScript that registers tsx's ESM loader through its
- * API and then imports the real entry: the same line works under tsx (npm start, `node --import
- * tsx`) and under Vitest. Compiled to `.js`, the worker is started directly.
- *
- * pdf.js itself (3 MB of plain JavaScript) is imported before tsx's loader is registered: through
- * the loader it took 3.5 s of CPU to load instead of 0.3 s, seconds of every worker's start and
- * half a minute on a busy machine. The entry's own imports of it then find it loaded.
+ * So the worker starts from a few lines of plain JavaScript that lower its priority, register
+ * tsx's ESM loader through its API and then import the real entry: the same lines work under tsx
+ * (npm start, `node --import tsx`) and under Vitest. pdf.js (3 MB of plain JavaScript) is imported
+ * before the loader is registered: through tsx it was transformed again at every start (8–12 s of
+ * a worker's start on a busy machine, against about 1 s), and once loaded the entry's imports of
+ * it are served from the module cache. Compiled to `.js`, the entry is imported directly.
  */
 function startWorker(options: Pick<WorkerOptions, 'resourceLimits' | 'workerData'>): Worker {
+  const lowered = (options.workerData as WorkerSettings).lowPriority;
   const here = import.meta.url;
+  const load = (url: string) => `import(${JSON.stringify(url)})`;
+  let entry: string;
   if (new URL(here).pathname.endsWith('.ts')) {
-    const entry = new URL('./pdf-thumbnail-worker.ts', here).href;
     // The ESM build of tsx's API: its CommonJS build registers the loader by a wrong relative path.
     const tsxApi = import.meta.resolve('tsx/esm/api');
-    const pdfjs = pdfjsModules.map((name) => import.meta.resolve(name));
-    const bootstrap =
-      `(async () => { for (const m of ${JSON.stringify(pdfjs)}) await import(m);` +
-      ` const tsx = await import(${JSON.stringify(tsxApi)}); tsx.register();` +
-      ` await import(${JSON.stringify(entry)}); })();`;
-    return new Worker(bootstrap, { ...options, eval: true });
+    const plain = ['pdfjs-dist/legacy/build/pdf.mjs', 'pdfjs-dist/legacy/build/pdf.worker.mjs'].map((m) =>
+      load(import.meta.resolve(m)),
+    );
+    entry =
+      `Promise.all([${plain.join(', ')}])` +
+      `.then(() => ${load(tsxApi)})` +
+      `.then((tsx) => { tsx.register(); return ${load(new URL('./pdf-thumbnail-worker.ts', here).href)}; });`;
+  } else {
+    entry = `${load(new URL('./pdf-thumbnail-worker.js', here).href)};`;
   }
-  return new Worker(new URL('./pdf-thumbnail-worker.js', here), options);
+  return new Worker(lowered ? `${lowerPriority}\n${entry}` : entry, { ...options, eval: true });
+}
+
+/** CPU time (user + system) a thread of this process has used, in ms; undefined where unknown. */
+async function threadCpuMs(threadId: number | undefined): Promise<number | undefined> {
+  if (threadId === undefined) return undefined;
+  try {
+    const stat = await readFile(`/proc/self/task/${threadId}/stat`, 'utf8');
+    // Fields after the command (in parentheses, which may hold spaces): utime and stime are the
+    // 12th and 13th, in clock ticks (100 a second on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface Waiting {
-  size: number;
-  read: () => Promise<Uint8Array>;
+  source: PdfSource;
   resolve: (thumbnail: PdfThumbnail) => void;
   reject: (error: unknown) => void;
 }
@@ -114,8 +171,9 @@ interface Waiting {
 interface Slot {
   worker?: Worker;
   ready: boolean;
+  threadId?: number;
   startTimer?: NodeJS.Timeout;
-  /** The job this slot is reading the file for or rendering. */
+  /** The job this slot is rendering. */
   job?: Waiting & { id: number; timer?: NodeJS.Timeout };
 }
 
@@ -123,16 +181,18 @@ interface Slot {
  * A small pool of worker threads that render PDF cover thumbnails with pdf.js. Rendering never
  * runs on the main thread, at most `workers` render at once, a bounded number wait, and a render
  * past its time limit ends its worker (a stuck pdf.js cannot be interrupted any other way) and a
- * fresh one takes its place.
+ * fresh one takes its place. Memory is bounded per worker: its JavaScript heap (`maxHeapMb`), the
+ * 64 KB ranges pdf.js asked for, one canvas of at most `maxPixels`, and images up to `maxImagePixels`.
  */
 export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThumbnailPool {
   const maxQueue = options.maxQueue ?? 8 * options.workers;
   const maxSide = options.maxSide ?? 1024;
   const maxPixels = options.maxPixels ?? 1024 * 1024;
   const maxImagePixels = options.maxImagePixels ?? 50_000_000;
-  const resourceLimits = { maxOldGenerationSizeMb: options.maxHeapMb ?? 512 };
+  const resourceLimits = { maxOldGenerationSizeMb: options.maxHeapMb ?? 128 };
   const workerData: WorkerSettings = { lowPriority: options.lowPriority ?? true };
-  const startTimeoutMs = options.startTimeoutMs ?? 30_000;
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const wallTimeoutMs = options.wallTimeoutMs ?? Math.max(120_000, 20 * options.timeoutMs);
   const slots: Slot[] = Array.from({ length: options.workers }, () => ({ ready: false }));
   const queue: Waiting[] = [];
   let nextId = 1;
@@ -158,7 +218,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     settle(slot, { error: new PdfThumbnailError(failure, errorName) });
     if (closed) return;
     if (wasReady) {
-      // Replaced at once, so the next upload does not wait for pdf.js to load.
+      // Replaced at once, so the next PDF does not wait for pdf.js to load.
       spawn(slot);
     } else {
       // A worker that cannot start would make the queue wait forever: the first job in line fails
@@ -168,10 +228,32 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     pump();
   }
 
+  /** Answers a worker's request for bytes of its job's PDF. */
+  async function answerRead(slot: Slot, worker: Worker, request: { id: number; begin: number; end: number }) {
+    const job = slot.job;
+    if (!job || job.id !== request.id) return;
+    let answer: RangeAnswer;
+    try {
+      const { begin, end } = request;
+      if (!Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end <= begin)
+        throw new RangeError('a range outside the file');
+      const bytes = await job.source.read({ start: begin, end: Math.min(end, job.source.size) - 1 });
+      answer = { data: { id: request.id, begin, bytes } };
+    } catch (error) {
+      answer = { readFailed: { id: request.id, errorName: (error as Error | null)?.name ?? 'Error' } };
+    }
+    // The job may have ended (timeout, close) while the bytes were read.
+    if (slot.worker !== worker || slot.job !== job) return;
+    const bytes = 'data' in answer ? answer.data.bytes : undefined;
+    const own = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    worker.postMessage(answer, own ? [bytes.buffer as ArrayBuffer] : []);
+  }
+
   function spawn(slot: Slot) {
     const worker = startWorker({ resourceLimits, workerData });
     slot.worker = worker;
     slot.ready = false;
+    slot.threadId = undefined;
     // Idle workers must not keep a process alive that is otherwise done.
     worker.unref();
     slot.startTimer = setTimeout(() => {
@@ -182,8 +264,13 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
       if (slot.worker !== worker) return;
       if ('ready' in reply) {
         slot.ready = true;
+        slot.threadId = reply.threadId;
         clearTimeout(slot.startTimer);
         pump();
+        return;
+      }
+      if ('read' in reply) {
+        void answerRead(slot, worker, reply.read);
         return;
       }
       if (slot.job?.id !== reply.id) return;
@@ -204,37 +291,45 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     worker.on('exit', () => failed());
   }
 
-  async function dispatch(slot: Slot, waiting: Waiting) {
+  /**
+   * Ends the job's worker once the render has used `timeoutMs` of CPU (checked a few times a
+   * second), or once `wallTimeoutMs` have passed whatever it used. Without a thread id, the wall
+   * clock alone at `timeoutMs`.
+   */
+  async function watch(slot: Slot, job: NonNullable<Slot['job']>) {
+    const worker = slot.worker;
+    const started = performance.now();
+    const cpuAtStart = await threadCpuMs(slot.threadId);
+    const check = async () => {
+      if (slot.job !== job || slot.worker !== worker) return;
+      const wall = performance.now() - started;
+      const cpu = cpuAtStart === undefined ? undefined : await threadCpuMs(slot.threadId);
+      if (slot.job !== job || slot.worker !== worker) return;
+      const used = cpu === undefined || cpuAtStart === undefined ? wall : cpu - cpuAtStart;
+      if (used >= options.timeoutMs || wall >= wallTimeoutMs) return discardWorker(slot, 'timeout');
+      job.timer = setTimeout(() => void check(), Math.min(250, Math.max(20, options.timeoutMs - used)));
+      job.timer.unref();
+    };
+    job.timer = setTimeout(() => void check(), Math.min(250, options.timeoutMs));
+    job.timer.unref();
+  }
+
+  function dispatch(slot: Slot, waiting: Waiting) {
     const worker = slot.worker!;
     const job: NonNullable<Slot['job']> = { ...waiting, id: nextId++ };
     slot.job = job;
-    let pdf: Uint8Array;
-    try {
-      pdf = await waiting.read();
-      if (pdf.byteLength > options.maxBytes) throw new PdfThumbnailError('too_large');
-    } catch (error) {
-      if (slot.job === job) settle(slot, { error });
-      pump();
-      return;
-    }
-    // Closed, or the worker died, while the file was being read.
-    if (slot.job !== job || slot.worker !== worker) return;
-    job.timer = setTimeout(() => {
-      if (slot.job === job) discardWorker(slot, 'timeout');
-    }, options.timeoutMs);
-    job.timer.unref();
-    const message: ThumbnailJob = { id: job.id, pdf, maxSide, maxPixels, maxImagePixels };
-    // Handing the bytes over costs nothing when they own their whole buffer; a view into a larger
-    // (pooled) buffer is copied instead, since transferring would take the rest of it along.
-    const own = pdf.byteOffset === 0 && pdf.byteLength === pdf.buffer.byteLength;
-    worker.postMessage(message, own ? [pdf.buffer as ArrayBuffer] : []);
+    void watch(slot, job);
+    const message: ThumbnailJob = {
+      render: { id: job.id, size: waiting.source.size, maxSide, maxPixels, maxImagePixels },
+    };
+    worker.postMessage(message);
   }
 
   function pump() {
     if (closed) return;
     for (const slot of slots) {
       if (queue.length === 0) return;
-      if (slot.worker && slot.ready && !slot.job) void dispatch(slot, queue.shift()!);
+      if (slot.worker && slot.ready && !slot.job) dispatch(slot, queue.shift()!);
     }
     // Only as many new workers as there are jobs left to serve.
     let starting = slots.filter((slot) => slot.worker && !slot.ready).length;
@@ -248,15 +343,20 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
   }
 
   return {
-    render(size, read) {
+    render(source) {
       if (closed) return Promise.reject(new PdfThumbnailError('closed'));
       if (slots.length === 0) return Promise.reject(new PdfThumbnailError('disabled'));
-      if (size > options.maxBytes) return Promise.reject(new PdfThumbnailError('too_large'));
+      if (source.size > options.maxBytes) return Promise.reject(new PdfThumbnailError('too_large'));
       if (queue.length >= maxQueue) return Promise.reject(new PdfThumbnailError('busy'));
       return new Promise<PdfThumbnail>((resolve, reject) => {
-        queue.push({ size, read, resolve, reject });
+        queue.push({ source, resolve, reject });
         pump();
       });
+    },
+
+    start() {
+      if (closed) return;
+      for (const slot of slots) if (!slot.worker) spawn(slot);
     },
 
     async close() {

@@ -1,37 +1,44 @@
 /**
  * Runs inside a worker thread of the PDF thumbnail pool (pdf-thumbnail-pool.ts), never on the main
  * thread: pdf.js parses and paints synchronously and holds its thread for tens to hundreds of
- * milliseconds a page. One job at a time; the pool times jobs out and replaces a stuck worker.
+ * milliseconds a page. One job at a time; the pool times jobs out and replaces a stuck worker. The
+ * worker never sees the blob store: it asks the main thread for byte ranges of the PDF.
  */
 import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 // The legacy build is the one pdf.js supports on Node: the modern build targets current browsers.
-import { getDocument, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { getDocument, PDFDataRangeTransport, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 /** Given by the pool when it starts the worker. */
 export interface WorkerSettings {
-  /** Lower this thread's priority once pdf.js has loaded (below). */
+  /** Render at the lowest CPU priority (below), so that requests win. */
   lowPriority: boolean;
 }
 
+/** Main thread → worker: render page 1 of a PDF of `size` bytes, whose bytes it asks for by range. */
 export interface ThumbnailJob {
-  id: number;
-  /** The whole PDF; its buffer is transferred here, not copied. */
-  pdf: Uint8Array;
-  /** The longer side of the PNG, in pixels. */
-  maxSide: number;
-  /** width × height of the PNG at most (binds before maxSide only for a configured large side). */
-  maxPixels: number;
-  /** Images inside the page larger than this (width × height) are left out, not decoded. */
-  maxImagePixels: number;
+  render: {
+    id: number;
+    size: number;
+    /** The longer side of the PNG, in pixels. */
+    maxSide: number;
+    /** width × height of the PNG at most (binds before maxSide only for a configured large side). */
+    maxPixels: number;
+    /** Images inside the page larger than this (width × height) are left out, not decoded. */
+    maxImagePixels: number;
+  };
 }
 
+/** Main thread → worker: the bytes of a range the worker asked for, or why they could not be read. */
+export type RangeAnswer =
+  | { data: { id: number; begin: number; bytes: Uint8Array } }
+  | { readFailed: { id: number; errorName: string } };
+
 /** Why no thumbnail came out of a PDF that the worker did read. */
-export type RenderFailure = 'encrypted' | 'invalid_pdf' | 'render_failed';
+export type RenderFailure = 'encrypted' | 'invalid_pdf' | 'render_failed' | 'read_failed';
 
 type RenderReply =
   | { id: number; ok: true; png: Uint8Array; width: number; height: number }
@@ -39,8 +46,13 @@ type RenderReply =
 
 export type ThumbnailReply =
   | RenderReply
-  /** Sent once after pdf.js has loaded: the pool starts a job's clock only after this. */
-  | { ready: true };
+  /** Bytes `begin` (inclusive) to `end` (exclusive) of job `id`'s PDF, please. */
+  | { read: { id: number; begin: number; end: number } }
+  /**
+   * Sent once after pdf.js has loaded: the pool starts a job's clock only after this. `threadId`
+   * (Linux) lets it count a render's CPU time rather than the time it waited for a CPU.
+   */
+  | { ready: true; threadId?: number };
 
 // pdf.js parses in a "worker" of its own; on Node that is a fake one on this same thread, whose
 // code it would import at the first document. Loaded now, before this worker says it is ready, so
@@ -48,25 +60,39 @@ export type ThumbnailReply =
 const pdfjsWorkerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import(pdfjsWorkerModule);
 
-// A render competes for the CPU with the event loop that answers API requests; on a machine with
-// few cores that shows in the API's tail latency (S9). Renders can wait a little, requests should
-// not. A lower nice value alone did not help (S9 2.1–3.2 at nice 10 or 19 on 2 cores): the
-// scheduler lets a running thread finish its slice before a woken one runs, so a request waited up
-// to a few milliseconds behind the render. SCHED_IDLE threads give way at once (S9 1.8–2.2, with
-// the same uploads and no thumbnails at 1.2–1.3). Node has no call for a thread's scheduling
-// policy, so util-linux's `chrt` sets it, once per worker; on Linux a thread id is a process id to
-// both, found through /proc/thread-self. The price: on a saturated machine renders wait, and may
-// run past their time limit (the upload then goes without a thumbnail). Elsewhere, or without
-// `chrt`, the thread keeps the lowest nice value it could get, or the default priority. Lowered
-// only once pdf.js has loaded, so that a busy machine does not hold up the worker's start. A pool
-// may ask for none of this (lowPriority: false): then renders compete with requests as equals.
-if ((workerData as WorkerSettings | undefined)?.lowPriority !== false) {
+// The thread's id on Linux: through /proc/self/task/<tid>/stat the pool times renders in CPU time.
+let threadId: number | undefined;
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isSafeInteger(tid) && tid > 0) threadId = tid;
+} catch {
+  // Not Linux: the pool times renders by the clock.
+}
+
+/**
+ * A render competes for the CPU with the event loop that answers API requests; on a machine with
+ * few cores that shows in the API's tail latency (S9). Renders can wait, requests should not. The
+ * pool's bootstrap gave this thread the lowest nice value, which alone did not help (S9 2.1–3.2 at
+ * nice 10 or 19 on 2 cores): the scheduler lets a running thread finish its slice before a woken
+ * one runs, so a request waited up to a few milliseconds behind the render. SCHED_IDLE threads give
+ * way at once (S9 1.8–2.2, with the same uploads and no thumbnails at 1.2–1.3). Node has no call for
+ * a thread's scheduling policy, so util-linux's `chrt` sets it, once per worker, at its first job:
+ * not at its start, which is the platform's (the fork of the whole platform for `chrt`, twice at
+ * once, made the first requests of a busy machine miss a 1 s headers timeout in tests). The price:
+ * on a saturated machine renders wait; thumbnails are made after the upload's answer, so they only
+ * stay pending longer, and the time limit counts CPU time, not waiting. Elsewhere, or without
+ * `chrt`, the thread keeps its nice value. A pool may ask for none of this (lowPriority: false): then
+ * renders compete with requests as equals, and a machine kept busy by other work still makes them.
+ */
+let idle = false;
+function renderOnlyWhenIdle() {
+  if (idle || threadId === undefined || (workerData as WorkerSettings | undefined)?.lowPriority === false)
+    return;
+  idle = true;
   try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    setPriority(tid, 19);
-    execFileSync('chrt', ['--idle', '--pid', '0', String(tid)], { stdio: 'ignore', timeout: 2000 });
+    execFileSync('chrt', ['--idle', '--pid', '0', String(threadId)], { stdio: 'ignore', timeout: 2000 });
   } catch {
-    // Not Linux, or no chrt: a lower priority, or none, is all this thread gets.
+    // No chrt: the nice value is all this thread gets.
   }
 }
 
@@ -88,9 +114,57 @@ interface NapiCanvas {
   toBuffer(mime: 'image/png'): Buffer;
 }
 
-async function render(job: ThumbnailJob): Promise<RenderReply> {
+const port = parentPort;
+
+/**
+ * pdf.js reads the PDF through this, a range at a time (64 KB, pdf.js's default chunk), and with
+ * auto-fetch off it asks only for what it parses: the trailer and cross-reference table at the end,
+ * the catalog, the page tree and page 1's objects. A 50 MB deck with a sound cross-reference table
+ * costs a few hundred KB of reads, and the worker never holds the file. A damaged table sends pdf.js
+ * into its recovery scan, which reads the file through (the pool's size limit still bounds it).
+ */
+class BlobRangeTransport extends PDFDataRangeTransport {
+  /** Set once the main thread could not read a range: the render ends with `read_failed`. */
+  failed?: string;
+  /** Rejects once a range could not be read: pdf.js would otherwise wait for it forever. */
+  readonly failure: Promise<never>;
+  private rejectFailure: (error: Error) => void = () => {};
+
+  constructor(
+    readonly jobId: number,
+    size: number,
+  ) {
+    // No bytes up front; `progressiveDone` as there is no stream: every byte comes by range.
+    super(size, new Uint8Array(0), true);
+    this.failure = new Promise<never>((_resolve, reject) => {
+      this.rejectFailure = reject;
+    });
+    // Nobody may be racing it yet when it rejects.
+    this.failure.catch(() => {});
+  }
+
+  override requestDataRange(begin: number, end: number) {
+    port?.postMessage({ read: { id: this.jobId, begin, end } } satisfies ThumbnailReply);
+  }
+
+  fail(errorName: string) {
+    this.failed = errorName;
+    this.rejectFailure(new Error('a range of the PDF could not be read'));
+  }
+}
+
+/** The transport of the job under way (one at a time per worker). */
+let current: BlobRangeTransport | undefined;
+
+async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
+  const transport = new BlobRangeTransport(job.id, job.size);
+  current = transport;
   const task = getDocument({
-    data: job.pdf,
+    range: transport,
+    length: job.size,
+    // Only what is parsed is read: no background fetch of the rest, no stream of the whole file.
+    disableAutoFetch: true,
+    disableStream: true,
     // PostScript functions are compiled with `new Function` when eval is allowed: never for
     // untrusted files (CVE-2024-4367 was this path).
     isEvalSupported: false,
@@ -102,9 +176,11 @@ async function render(job: ThumbnailJob): Promise<RenderReply> {
     // Warnings can quote the file's bytes; the pool logs a reason of its own instead.
     verbosity: VerbosityLevel.ERRORS,
   });
+  // Every wait for pdf.js also ends when a range cannot be read (the file was deleted meanwhile).
+  const orFailure = <T>(promise: Promise<T>) => Promise.race([promise, transport.failure]);
   try {
-    const doc = await task.promise;
-    const page = await doc.getPage(1);
+    const doc = await orFailure(task.promise);
+    const page = await orFailure(doc.getPage(1));
     const natural = page.getViewport({ scale: 1 });
     const scale = fitScale(natural.width, natural.height, job.maxSide, job.maxPixels);
     if (!Number.isFinite(scale) || scale <= 0) throw new Error('the first page has no area');
@@ -121,19 +197,23 @@ async function render(job: ThumbnailJob): Promise<RenderReply> {
       create(w: number, h: number): { canvas: NapiCanvas; context: CanvasRenderingContext2D };
     };
     const { canvas, context } = factory.create(width, height);
-    await page.render({
-      canvas: canvas as unknown as HTMLCanvasElement,
-      canvasContext: context,
-      viewport,
-      // A PDF page is opaque paper; without this a transparent page would come out black in viewers.
-      background: 'rgb(255, 255, 255)',
-    }).promise;
+    await orFailure(
+      page.render({
+        canvas: canvas as unknown as HTMLCanvasElement,
+        canvasContext: context,
+        viewport,
+        // A PDF page is opaque paper; without this a transparent page would come out black in viewers.
+        background: 'rgb(255, 255, 255)',
+      }).promise,
+    );
     // Synchronous encode: this thread has nothing else to do, and the libuv pool stays free for
     // the main thread's file I/O and sharp.
     const png = new Uint8Array(canvas.toBuffer('image/png'));
     page.cleanup();
     return { id: job.id, ok: true, png, width, height };
   } catch (error) {
+    if (transport.failed !== undefined)
+      return { id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed };
     const errorName = (error as { name?: unknown } | null)?.name;
     const name = typeof errorName === 'string' ? errorName : 'Error';
     const reason: RenderFailure =
@@ -144,16 +224,25 @@ async function render(job: ThumbnailJob): Promise<RenderReply> {
           : 'render_failed';
     return { id: job.id, ok: false, reason, errorName: name };
   } finally {
+    current = undefined;
     await task.destroy();
   }
 }
 
-const port = parentPort;
 if (port) {
-  port.on('message', (job: ThumbnailJob) => {
-    void render(job).then((reply) => {
-      port.postMessage(reply, reply.ok ? [reply.png.buffer as ArrayBuffer] : []);
-    });
+  port.on('message', (message: ThumbnailJob | RangeAnswer) => {
+    if ('render' in message) {
+      renderOnlyWhenIdle();
+      void render(message.render).then((reply) => {
+        port.postMessage(reply, reply.ok ? [reply.png.buffer as ArrayBuffer] : []);
+      });
+    } else if ('data' in message) {
+      const { id, begin, bytes } = message.data;
+      // Late answers for a job that already ended are dropped.
+      if (current && current.jobId === id && current.failed === undefined) current.onDataRange(begin, bytes);
+    } else if (current && current.jobId === message.readFailed.id) {
+      current.fail(message.readFailed.errorName);
+    }
   });
-  port.postMessage({ ready: true } satisfies ThumbnailReply);
+  port.postMessage({ ready: true, threadId } satisfies ThumbnailReply);
 }

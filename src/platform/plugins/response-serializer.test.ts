@@ -26,6 +26,8 @@ const row: AssetRow = {
   meta: JSON.stringify({ crop: { x: 1, y: 2, width: 3, height: 4 }, note: 'a\nb', list: [1, null, 'x'] }),
   private: 1,
   thumbnail_of: null,
+  pending: 0,
+  render_attempts: 0,
   version: 3,
   created_by: 2,
   created_at: 1_700_000_000_000,
@@ -46,6 +48,10 @@ describe('serializerCompiler', () => {
         ),
       },
       { asset: toApiAsset({ ...row, thumbnail_of: 5 }, null) },
+      // A thumbnail still being made: `pending`, and no size yet.
+      {
+        asset: toApiAsset({ ...row, thumbnail_of: 5, pending: 1, size: 0, content_type: 'image/png' }, null),
+      },
     ];
     for (const body of bodies) expect(fast(body)).toBe(checked(body));
   });

@@ -18,7 +18,12 @@ export interface BlobStore {
    * until `commit`. On any failure nothing is kept, the source is destroyed, and the promise
    * rejects with the source's own error when the source failed.
    */
-  stage(source: Readable, options: { maxBytes: number }): Promise<StagedBlob>;
+  stage(source: Readable, options: StageOptions): Promise<StagedBlob>;
+  /**
+   * A fresh key that holds nothing yet, for bytes that come later (`stage` with `key`): a row can
+   * name its file before the file exists (a pending thumbnail). Generated like every key.
+   */
+  reserveKey(): string;
   /**
    * The bytes under a key, or only `range` of them; undefined when the key holds nothing.
    * A range reaching past the end reads to the end. Throws InvalidBlobKeyError for a malformed key.
@@ -37,6 +42,15 @@ export interface BlobStore {
   keys(): AsyncIterable<string>;
   /** Bytes left for new files, for the log when the disk is full; undefined where unknown. */
   freeBytes(): Promise<number | undefined>;
+}
+
+export interface StageOptions {
+  maxBytes: number;
+  /**
+   * A key from `reserveKey`, to commit under instead of a new one. Committing replaces whatever the
+   * key held (a copy left by a crash before the row that names it was updated).
+   */
+  key?: string;
 }
 
 /**

@@ -365,6 +365,42 @@ describe('reading', () => {
   });
 });
 
+describe('reserved keys (pending thumbnails)', () => {
+  it('hold nothing until bytes are committed under them, then read back like any key', async () => {
+    const key = store.reserveKey();
+    expect(key).toMatch(blobKeyPattern);
+    expect(await store.open(key)).toBeUndefined();
+    const staged = await store.stage(Readable.from([Buffer.from('later bytes')]), { maxBytes: 100, key });
+    expect(staged.key).toBe(key);
+    // Staged is not committed: still nothing under the key.
+    expect(await store.open(key)).toBeUndefined();
+    await staged.commit();
+    expect((await readKey(key)).toString()).toBe('later bytes');
+    expect(filesUnder(root)).toEqual([join(key.slice(0, 2), key)]);
+  });
+
+  it('replace what a key held when committed again (a copy left by a crash), leaving no temporary file', async () => {
+    const key = store.reserveKey();
+    await (await store.stage(Readable.from([Buffer.from('first')]), { maxBytes: 100, key })).commit();
+    const second = await store.stage(Readable.from([Buffer.from('second')]), { maxBytes: 100, key });
+    await second.commit();
+    expect((await readKey(key)).toString()).toBe('second');
+    expect(tmpFiles()).toEqual([]);
+    expect(filesUnder(root)).toEqual([join(key.slice(0, 2), key)]);
+  });
+
+  it('are never handed out twice, and a key the store did not make is refused without reading', async () => {
+    const keys = new Set(Array.from({ length: 100 }, () => store.reserveKey()));
+    expect(keys.size).toBe(100);
+    const { stream, counter } = countingSource(1000);
+    await expect(store.stage(stream, { maxBytes: 1000, key: '../../etc/passwd' })).rejects.toBeInstanceOf(
+      InvalidBlobKeyError,
+    );
+    expect(counter.pulled).toBe(0);
+    expect(filesUnder(root)).toEqual([]);
+  });
+});
+
 describe('keys', () => {
   it('are 256 random bits, never derived from anything the client sent', async () => {
     const userish = '../../etc/passwd';

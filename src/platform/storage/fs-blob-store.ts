@@ -9,6 +9,7 @@ import {
   InvalidBlobKeyError,
   type StagedBlob,
   StagedBlobSettledError,
+  type StageOptions,
 } from './blob-store';
 import { createFileWriter, type FileWriter } from './file-writer';
 
@@ -122,9 +123,16 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
     return done;
   }
 
-  async function stage(source: Readable, { maxBytes }: { maxBytes: number }): Promise<StagedBlob> {
-    const key = randomBytes(32).toString('base64url');
-    const tmpPath = join(tmpDir, key);
+  const newKey = () => randomBytes(32).toString('base64url');
+
+  async function stage(source: Readable, { maxBytes, key: reserved }: StageOptions): Promise<StagedBlob> {
+    if (reserved !== undefined && !blobKeyPattern.test(reserved)) {
+      source.destroy();
+      throw new InvalidBlobKeyError();
+    }
+    const key = reserved ?? newKey();
+    // A temporary name of its own even for a reserved key: two stagings for one key never share a file.
+    const tmpPath = join(tmpDir, reserved === undefined ? key : newKey());
     let created = false;
     let handle: FileHandle | undefined;
     let writer: FileWriter | undefined;
@@ -235,6 +243,7 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
 
   return {
     stage,
+    reserveKey: newKey,
 
     async open(key, range) {
       const path = checkedPath(key);

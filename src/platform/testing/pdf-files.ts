@@ -92,6 +92,17 @@ export const threePagePdf = () =>
     { width: 612, height: 792, content: '0 1 0 rg 0 0 612 792 re f' },
   ]);
 
+/**
+ * A large PDF with a sound cross-reference table: page 1 red on the left, as `redHalfPdf`, and a
+ * page 2 whose content stream brings the file to about `bytes` (a comment of filler, which no reader
+ * of page 1 needs to see). What a 50 MB deck of scanned slides looks like to a reader of page 1.
+ */
+export const largePdf = (bytes: number) =>
+  buildPdf([
+    { width: 612, height: 792, content: redLeftHalf },
+    { width: 612, height: 792, content: `% ${'filler '.repeat(Math.ceil(bytes / 7))}` },
+  ]);
+
 /** A landscape slide (16:9), blue on the top half: the thumbnail keeps the page's shape. */
 export const landscapePdf = () =>
   buildPdf([{ width: 960, height: 540, content: '0 0 1 rg 0 270 960 270 re f' }]);
@@ -126,9 +137,11 @@ const escapeText = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
 
 /**
  * A realistic pitch deck: 16:9 slides with a title bar, headings and body text in Helvetica,
- * bar charts, a curve and coloured boxes, content streams compressed. For the benchmark.
+ * bar charts, a curve and coloured boxes, content streams compressed. For the benchmark. With
+ * `bytes`, a last slide of uncompressed filler brings the file to about that size (a deck of
+ * scanned slides weighs tens of megabytes).
  */
-export function deckPdf(slides = 12): Buffer {
+export function deckPdf(slides = 12, bytes = 0): Buffer {
   const pages: PdfPage[] = [];
   for (let s = 0; s < slides; s++) {
     const lines: string[] = [
@@ -156,5 +169,7 @@ export function deckPdf(slides = 12): Buffer {
     lines.push(`BT /F2 16 Tf 0.2 0.2 0.2 rg 60 65 Td (${escapeText('Raising $4.5M seed')}) Tj ET`);
     pages.push({ width: 960, height: 540, content: lines.join('\n'), compress: true });
   }
+  if (bytes > 0)
+    pages.push({ width: 960, height: 540, content: `% ${'filler '.repeat(Math.ceil(bytes / 7))}` });
   return buildPdf(pages);
 }

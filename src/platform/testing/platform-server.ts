@@ -41,7 +41,7 @@ export async function freePort(): Promise<number> {
  */
 export async function startPlatform(
   env: Record<string, string> = {},
-  options: Pick<PlatformOptions, 'logger'> = {},
+  options: Pick<PlatformOptions, 'logger' | 'thumbnailHooks'> = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
   const port = await freePort();
@@ -61,6 +61,7 @@ export async function startPlatform(
   const app = await buildPlatform(config, {
     clock: () => Date.now() + offset,
     logger: options.logger ?? false,
+    thumbnailHooks: options.thumbnailHooks,
   });
   await app.listen({ host: '127.0.0.1', port });
   const webClient = JSON.parse(

@@ -104,6 +104,11 @@ export const assetSchema = z.object({
   /** The thumbnail Asset's id, as a string (spec 2.2). */
   thumbnail_id: z.string().optional(),
   content_type: z.string().optional(),
+  /**
+   * Our platform, on a thumbnail whose PNG is still being made (after the upload's answer): its
+   * `download_url` answers 409 `thumbnail_pending` with `Retry-After` until it is ready. Absent otherwise.
+   */
+  pending: z.literal(true).optional(),
   size: z.number().int().optional(),
   width: z.number().int().optional(),
   height: z.number().int().optional(),

@@ -54,6 +54,17 @@ export class NotOffered extends Error {
   }
 }
 
+/**
+ * The file exists but is still being made: a PDF's thumbnail, drawn after its upload was answered
+ * (our platform answers 409 `thumbnail_pending` with `Retry-After`). Ask again after `retryAfterMs`.
+ */
+export class NotReadyYet extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super('This preview is still being made.');
+    this.name = 'NotReadyYet';
+  }
+}
+
 /** The session ended and could not be renewed; the app asks the person to sign in again. */
 export class SessionEnded extends Error {
   constructor() {

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../../../shared/api/app-config';
 import { entityPaths } from '../../../shared/api/entities';
 import type { CapabilityStore } from './capabilities';
-import { ApiError, NotOffered } from './errors';
+import { ApiError, NotOffered, NotReadyYet } from './errors';
 import type { PlatformHttp } from './http';
 import type {
   Account,
@@ -50,7 +50,10 @@ export interface Platform {
   update(file: Pick<StoredFile, 'id' | 'etag'>, changes: FileChanges): Promise<StoredFile | null>;
   /** `keepalive`: sent as the page closes, and outlives it. */
   remove(file: Pick<StoredFile, 'id' | 'etag'>, options?: { keepalive?: boolean }): Promise<void>;
-  /** A signed address of the file; a rendition when the platform makes them and one is asked for. */
+  /**
+   * A signed address of the file; a rendition when the platform makes them and one is asked for.
+   * Rejects with NotReadyYet while the file is still being made (a PDF's thumbnail after its upload).
+   */
   address(id: number, want?: { variant: Variant; width?: number }): Promise<FileAddress>;
   upload(file: NewFile, options: UploadOptions): Promise<Uploaded>;
   /** Admins: accreditations waiting for a decision, or decided ones (newest decision first). */
@@ -65,6 +68,12 @@ export interface Platform {
   history(accreditationId: number, cursor?: string): Promise<Page<HistoryEntry>>;
   /** The products (offerings) the person may read, newest first. */
   offerings(cursor?: string): Promise<Page<Offering>>;
+}
+
+/** `Retry-After` in seconds (the only form our platform sends), as milliseconds; a second when absent. */
+function retryAfterMs(response: Response): number {
+  const seconds = Number(response.headers.get('Retry-After'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 300) * 1000 : 1000;
 }
 
 /** 404 or 405 on an endpoint beyond the spec: the platform does not have it. */
@@ -153,7 +162,12 @@ export function createPlatform(
       if (want.width !== undefined) query.set('width', String(want.width));
     }
     const path = `/v2/core/assets/${id}/download_url${rendition ? `?${query}` : ''}`;
-    const body = (await json(await http.send(path))) as { url?: unknown } | undefined;
+    const response = await http.send(path);
+    if (response.status === 409) {
+      const error = await ApiError.fromResponse(response.clone());
+      if (error.code === 'thumbnail_pending') throw new NotReadyYet(retryAfterMs(response));
+    }
+    const body = (await json(response)) as { url?: unknown } | undefined;
     if (typeof body?.url !== 'string') throw new Error('The platform gave no address for this file.');
     return { url: body.url, rendered: rendition || want === undefined || want.variant === 'original' };
   }

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { forgetUploads } from '../../../lib/browser-memory';
-import { ApiError, messageOf } from '../../../lib/platform/errors';
-import type { EntityFiles, FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
+import { ApiError, messageOf, NotReadyYet } from '../../../lib/platform/errors';
+import type { EntityFiles, FileAddress, FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
 import type { Platform } from '../../../lib/platform/platform';
 import { cropOf } from '../../../../shared/assets/crop';
 import { useServices } from '../../../lib/services';
@@ -32,6 +32,44 @@ export const addressQuery = (
     queryFn: () => platform.address(file.id, { variant, width }),
     staleTime: addressLifetimeMs,
     gcTime: addressLifetimeMs,
+  });
+
+/** A preview's address, or word that its file (a PDF's thumbnail) is still being made. */
+export type PreviewAddress = FileAddress | { pending: true; retryAfterMs: number };
+
+/** Asking again for a preview still being made: after Retry-After, then less and less often. */
+const pendingBackoffMs = (retryAfterMs: number, answers: number) =>
+  Math.min(30_000, Math.max(retryAfterMs, 1000 * 1.5 ** Math.max(0, answers - 1)));
+
+/**
+ * The address of a card's preview. A thumbnail still being made (after its PDF's upload was
+ * answered) is not an error: the card shows the file's type, and the query asks again with backoff
+ * until the thumbnail is ready (or gone: the card then keeps the type).
+ */
+export const previewAddressQuery = (
+  platform: Platform,
+  file: { id: number; version: string },
+  variant: Variant,
+  width?: number,
+) =>
+  queryOptions({
+    queryKey: [...assetKeys.address(file.id, variant, width, file.version), 'preview'] as const,
+    queryFn: async (): Promise<PreviewAddress> => {
+      try {
+        return await platform.address(file.id, { variant, width });
+      } catch (error) {
+        if (error instanceof NotReadyYet) return { pending: true, retryAfterMs: error.retryAfterMs };
+        throw error;
+      }
+    },
+    staleTime: (query) => ('pending' in (query.state.data ?? {}) ? 0 : addressLifetimeMs),
+    gcTime: addressLifetimeMs,
+    refetchInterval: (query) => {
+      const data = query.state.data;
+      return data && 'pending' in data
+        ? pendingBackoffMs(data.retryAfterMs, query.state.dataUpdateCount)
+        : false;
+    },
   });
 
 /** The changes as the list shows them at once, before the platform answers. */

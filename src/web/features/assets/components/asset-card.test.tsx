@@ -23,13 +23,13 @@ const logo: StoredFile = {
   version: 'v1',
 };
 
-function renderCard() {
+function renderCard(file: StoredFile = logo) {
   const services = testServices(testConfig({ renditions: true }));
   render(
     <ServicesContext value={services}>
       <QueryClientProvider client={services.queryClient}>
         <ul>
-          <AssetCard file={logo} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
+          <AssetCard file={file} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
         </ul>
       </QueryClientProvider>
     </ServicesContext>,
@@ -61,5 +61,87 @@ describe("a file's preview", () => {
     await waitFor(() => expect(screen.queryByRole('img', { name: 'Preview of logo.png' })).toBeNull());
     expect(screen.getByText('PNG')).toBeTruthy();
     expect(handedOut).toBe(2);
+  });
+});
+
+/**
+ * A PDF's card while the platform is still drawing its thumbnail (made after the upload was
+ * answered): the card shows the file's type, asks again as the platform says, and shows the
+ * thumbnail once it is there.
+ */
+const deck: StoredFile = {
+  id: 11,
+  name: 'deck.pdf',
+  fileType: 'pitch_deck',
+  entity: { type: 'Product', id: 7 },
+  private: false,
+  meta: {},
+  thumbnailId: 12,
+  contentType: 'application/pdf',
+  version: '2025-01-01T00:00:00.000Z',
+};
+
+const thumbnailUrl = `${platformUrl}/files/assets/12?variant=preview&width=320&expires=1&signature=s`;
+
+/** The platform's answer while the thumbnail is being made. */
+const pending = () =>
+  HttpResponse.json(
+    {
+      type: 'about:blank',
+      title: 'Conflict',
+      status: 409,
+      detail: 'This thumbnail is still being made; ask again in 1 second.',
+      code: 'thumbnail_pending',
+    },
+    { status: 409, headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '1' } },
+  );
+
+/** Serves the thumbnail's download_url with `answers` in turn (the last one from then on). */
+function thumbnailAddress(answers: (() => Response)[]) {
+  const asked: string[] = [];
+  server.use(
+    http.get(`${platformUrl}/v2/core/assets/12/download_url`, ({ request }) => {
+      asked.push(new URL(request.url).search);
+      return answers[Math.min(asked.length, answers.length) - 1]!();
+    }),
+  );
+  return asked;
+}
+
+const preview = () => screen.queryByRole('img', { name: 'Preview of deck.pdf' });
+
+describe("a PDF's card while its thumbnail is being made", () => {
+  it('shows the type badge, asks again as the platform says, and shows the thumbnail once it is ready', async () => {
+    const asked = thumbnailAddress([pending, pending, () => HttpResponse.json({ url: thumbnailUrl })]);
+    renderCard(deck);
+    // The first answer: still being made. The card shows what the file is, and no broken image.
+    await waitFor(() => expect(asked.length).toBeGreaterThanOrEqual(1));
+    expect(screen.getByText('PDF')).toBeTruthy();
+    expect(preview()).toBeNull();
+
+    // Asked again after Retry-After (and a little longer each time) until the thumbnail is there.
+    const image = await screen.findByRole('img', { name: 'Preview of deck.pdf' });
+    expect(image.getAttribute('src')).toBe(thumbnailUrl);
+    expect(asked).toHaveLength(3);
+    // Always the small rendition of the thumbnail, never the PDF (performance.md W3).
+    expect(new Set(asked)).toEqual(new Set(['?variant=preview&width=320']));
+    expect(screen.queryByText('PDF')).toBeNull();
+  });
+
+  it('keeps the type badge when the thumbnail could not be made after all', async () => {
+    const asked = thumbnailAddress([
+      pending,
+      () =>
+        HttpResponse.json(
+          { type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' },
+          { status: 404 },
+        ),
+    ]);
+    renderCard(deck);
+    await waitFor(() => expect(asked).toHaveLength(2));
+    // Given up by the platform: the type, no image, no error on the card.
+    await waitFor(() => expect(screen.getByText('PDF')).toBeTruthy());
+    expect(preview()).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ import { ApiError, messageOf } from '../../../lib/platform/errors';
 import type { StoredFile, Variant } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 import { formatDate, formatSize } from '../../../lib/format';
-import { addressQuery, useDeleteLater, useUpdateFile } from '../api/asset-queries';
+import { previewAddressQuery, useDeleteLater, useUpdateFile } from '../api/asset-queries';
 import { audienceOf, privacyMatters } from '../audience';
 import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
 import { viewableAs } from '../viewable';
@@ -47,7 +47,7 @@ function Preview({ file }: { file: StoredFile }) {
   const { platform } = useServices();
   const source = previewSource(file);
   const address = useQuery({
-    ...addressQuery(
+    ...previewAddressQuery(
       platform,
       { id: source?.id ?? file.id, version: file.version },
       source?.variant ?? 'preview',
@@ -59,27 +59,22 @@ function Preview({ file }: { file: StoredFile }) {
   // look of the file; a second failure leaves the type badge.
   const retried = useRef(new Set<string>());
   const [brokenUrl, setBrokenUrl] = useState<string>();
+  // A PDF's thumbnail still being made has no address yet: the type shows until it is ready (the
+  // query asks again, as the platform says).
+  const shown = address.data && 'url' in address.data ? address.data : undefined;
   const failed = () => {
     if (!retried.current.has(file.version)) {
       retried.current.add(file.version);
       void address.refetch();
-    } else setBrokenUrl(address.data?.url);
+    } else setBrokenUrl(shown?.url);
   };
-  if (!source || !address.data || address.data.url === brokenUrl) return <TypeIcon file={file} />;
+  if (!source || !shown || shown.url === brokenUrl) return <TypeIcon file={file} />;
   const alt = `Preview of ${file.name}`;
   // A platform without renditions sends the original: the browser shows the crop itself (lazily).
-  if (!address.data.rendered && source.crop) {
-    return (
-      <CroppedImage
-        className="preview"
-        src={address.data.url}
-        crop={source.crop}
-        alt={alt}
-        onError={failed}
-      />
-    );
+  if (!shown.rendered && source.crop) {
+    return <CroppedImage className="preview" src={shown.url} crop={source.crop} alt={alt} onError={failed} />;
   }
-  return <img className="preview" src={address.data.url} alt={alt} loading="lazy" onError={failed} />;
+  return <img className="preview" src={shown.url} alt={alt} loading="lazy" onError={failed} />;
 }
 
 const renameDraft = (file: StoredFile) => `rename:${file.id}`;

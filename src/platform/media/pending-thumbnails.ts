@@ -1,0 +1,211 @@
+import { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import type { PlatformContext } from '../context';
+import {
+  completeThumbnailRow,
+  countRenderAttempt,
+  dropPendingThumbnail,
+  pendingThumbnailIds,
+  pendingThumbnailJob,
+} from '../assets/thumbnail-records';
+import { PdfThumbnailError } from './pdf-thumbnail-pool';
+import { blobPdfSource } from './pdf-thumbnails';
+
+/**
+ * PDF thumbnails made after the upload's answer. The upload reserves the thumbnail's row, pending,
+ * in its own transaction and hands its id here once committed; the PNG is rendered in the worker
+ * pool, committed under the reserved key, and the row completed. A PDF that cannot be thumbnailed
+ * loses its pending row (the parent then has no `thumbnail_id`; the log says why); a parent deleted
+ * meanwhile takes the row with it, and a PNG made too late is removed. Pending rows are the queue's
+ * durable copy: whatever a stop or crash interrupts is made again after the next start.
+ */
+export interface PendingThumbnails {
+  /** Makes the pending thumbnail `id`, after those already waiting. */
+  make(id: number): void;
+  /** At start: queues every thumbnail a stop or crash left pending; answers how many. */
+  resume(): Promise<number>;
+  /** Seconds a client should wait before asking again for the pending thumbnail `id`. */
+  retryAfterSeconds(id: number): number;
+  /**
+   * Stops taking work, ends the renders under way (their thumbnails stay pending, and are made after
+   * the next start), closes the worker pool and waits for the jobs to wind up.
+   */
+  close(): Promise<void>;
+}
+
+export interface PendingThumbnailOptions {
+  /** Renders handed to the pool at once; more wait here, holding nothing but their id. */
+  concurrency: number;
+  /**
+   * Renders begun for one thumbnail, across restarts, before it is given up (a PDF that crashes the
+   * process must not do so at every start). Default 3.
+   */
+  maxAttempts?: number;
+  /** Tests hold thumbnails pending here: awaited before each render, and before its PNG is stored. */
+  hooks?: ThumbnailHooks;
+}
+
+export interface ThumbnailHooks {
+  beforeRender?: (thumbnailId: number) => Promise<void>;
+  beforeStore?: (thumbnailId: number) => Promise<void>;
+}
+
+type Deps = Pick<PlatformContext, 'db' | 'blobs' | 'pdfThumbnails' | 'clock'>;
+
+export function createPendingThumbnails(
+  deps: Deps,
+  log: FastifyBaseLogger,
+  options: PendingThumbnailOptions,
+): PendingThumbnails {
+  const ctx = deps;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const concurrency = Math.max(1, options.concurrency);
+  const waiting: number[] = [];
+  const running = new Map<number, Promise<void>>();
+  let closed = false;
+  let markClosed: () => void = () => {};
+  const closing = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+
+  /** A test's hold, given up when the platform stops. */
+  async function hook(name: keyof ThumbnailHooks, id: number) {
+    const held = options.hooks?.[name];
+    if (held) await Promise.race([held(id), closing]);
+  }
+
+  /** No thumbnail for this PDF: the row goes, and the log says why (never the file's contents). */
+  async function giveUp(id: number, parentId: number, size: number, reason: string, errorName?: string) {
+    if (await dropPendingThumbnail(ctx, id)) {
+      const level = reason === 'disabled' ? 'debug' : 'warn';
+      log[level]({ reason, errorName, size, assetId: parentId }, 'PDF uploaded without a thumbnail');
+    } else {
+      log.debug({ thumbnailId: id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
+    }
+  }
+
+  async function makeOne(id: number) {
+    const job = await pendingThumbnailJob(ctx, id);
+    // Made already, or its parent was deleted (the row with it).
+    if (!job) return;
+    await hook('beforeRender', id);
+    if (closed) return;
+
+    const started = performance.now();
+    let bytesRead = 0;
+    const pdf = blobPdfSource(deps.blobs, { key: job.parent_key, size: job.parent_size }, (n) => {
+      bytesRead += n;
+    });
+    // The render is counted once a worker asks for its first bytes, before it gets them: a PDF that
+    // takes the process down is counted at each start it did, and one that waited in a queue is not.
+    let tooManyAttempts = false;
+    let counted: Promise<void> | undefined;
+    const countAttempt = async () => {
+      const attempts = await countRenderAttempt(ctx, id);
+      if (attempts === undefined) throw new Error('the thumbnail is gone');
+      if (attempts > maxAttempts) {
+        tooManyAttempts = true;
+        throw new Error('too many attempts');
+      }
+    };
+    let rendered;
+    try {
+      rendered = await deps.pdfThumbnails.render({
+        size: pdf.size,
+        read: async (range) => {
+          await (counted ??= countAttempt());
+          return pdf.read(range);
+        },
+      });
+    } catch (error) {
+      const reason = tooManyAttempts
+        ? 'too_many_attempts'
+        : error instanceof PdfThumbnailError
+          ? error.reason
+          : 'read_failed';
+      // Stopping is not the PDF's fault: the thumbnail stays pending and is made after the next start.
+      if (reason === 'closed') return;
+      const errorName = error instanceof PdfThumbnailError ? error.errorName : (error as Error | null)?.name;
+      return giveUp(id, job.parent_id, job.parent_size, reason, errorName);
+    }
+
+    await hook('beforeStore', id);
+    if (closed) return;
+    let staged;
+    try {
+      staged = await deps.blobs.stage(Readable.from([rendered.png]), {
+        maxBytes: rendered.png.length,
+        key: job.blob_key,
+      });
+      await staged.commit();
+    } catch (error) {
+      // Nothing is under the key when staging or commit fails (a full disk): no stored PNG, no thumbnail.
+      await staged?.discard();
+      return giveUp(id, job.parent_id, job.parent_size, 'storage_failed', (error as Error).name);
+    }
+    const completed = await completeThumbnailRow(ctx, id, {
+      size: staged.size,
+      sha256: staged.sha256,
+      width: rendered.width,
+      height: rendered.height,
+    });
+    if (!completed) {
+      // The parent was deleted while its thumbnail was drawn: no file may stay behind without a row.
+      await deps.blobs.delete(job.blob_key);
+      log.debug({ thumbnailId: id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
+      return;
+    }
+    log.debug(
+      { ms: Math.round(performance.now() - started), bytesRead, size: job.parent_size, thumbnailId: id },
+      'PDF thumbnail made',
+    );
+  }
+
+  function pump() {
+    while (!closed && running.size < concurrency && waiting.length > 0) {
+      const id = waiting.shift()!;
+      const job = makeOne(id)
+        .catch((error: unknown) => {
+          // A database or disk failure: the row stays pending and is tried again after a restart
+          // (render_attempts bounds how often).
+          log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
+        })
+        .finally(() => {
+          running.delete(id);
+          pump();
+        });
+      running.set(id, job);
+    }
+  }
+
+  return {
+    make(id) {
+      if (closed || running.has(id) || waiting.includes(id)) return;
+      waiting.push(id);
+      pump();
+    },
+
+    async resume() {
+      const ids = await pendingThumbnailIds(ctx);
+      for (const id of ids) this.make(id);
+      if (ids.length > 0) log.info({ count: ids.length }, 'making PDF thumbnails left pending');
+      return ids.length;
+    },
+
+    retryAfterSeconds(id) {
+      // Renders take about a second of a worker each (more on a busy machine): one second per
+      // round of renders ahead of this one.
+      const ahead = waiting.indexOf(id);
+      if (ahead === -1) return 1;
+      return Math.min(60, 1 + Math.ceil((ahead + 1) / concurrency));
+    },
+
+    async close() {
+      closed = true;
+      markClosed();
+      waiting.length = 0;
+      await deps.pdfThumbnails.close();
+      await Promise.allSettled([...running.values()]);
+    },
+  };
+}
