@@ -21,6 +21,17 @@ export default defineConfig({
         },
       },
       {
+        // The platform's integration tests again, on the scale-out backends (issue 15): PostgreSQL
+        // (a fresh schema per test platform). `.ci/run` brings the engine up where it is missing.
+        extends: true,
+        test: {
+          name: 'platform-scaled',
+          include: ['src/platform/**/*.test.ts'],
+          environment: 'node',
+          env: { TEST_DATABASE: 'postgres' },
+        },
+      },
+      {
         // The web app's logic and components in a DOM (jsdom); the network is MSW's, in process.
         extends: true,
         test: {

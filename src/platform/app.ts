@@ -56,7 +56,7 @@ export async function buildPlatform(
   options: PlatformOptions = {},
 ): Promise<FastifyInstance> {
   const clock = options.clock ?? Date.now;
-  const db = await openDatabase(config.dataDir);
+  const db = await openDatabase(config);
   if (config.demoSeed) await seedDemoData(db, config, clock());
   const blobs = createFsBlobStore(join(config.dataDir, 'blobs'));
   const renditions = createRenditions(join(config.dataDir, 'renditions'), blobs);

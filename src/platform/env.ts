@@ -10,6 +10,16 @@ const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v
 const envSchema = z
   .object({
     DATA_DIR: z.string().min(1).default('./data'),
+    /**
+     * PostgreSQL instead of the SQLite file in DATA_DIR: `postgres://user:password@host:5432/db`
+     * (libpq's URL; `?options=-c search_path=…` picks a schema). Unset: SQLite, nothing to install.
+     */
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (unset for the embedded SQLite)')
+      .optional(),
+    /** Connections each platform process keeps to PostgreSQL. */
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
     PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
     PLATFORM_PORT: port.default(4000),
     PLATFORM_PUBLIC_URL: url.optional(),
@@ -63,6 +73,7 @@ const envSchema = z
       .filter(Boolean);
     return {
       dataDir: env.DATA_DIR,
+      database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
       host: env.PLATFORM_HOST,
       port: env.PLATFORM_PORT,
       publicUrl,

@@ -23,7 +23,7 @@ beforeAll(async () => {
   // A second investor with an accreditation, and a second issuer with a product.
   const { openDatabase } = await import('../db/database');
   const { createUser } = await import('../users/users');
-  const db = await openDatabase(platform.dataDir);
+  const db = await openDatabase(platform.config);
   const inv2 = await createUser(db, {
     email: 'investor2@demo.test',
     role: 'investor',
@@ -68,12 +68,12 @@ async function expectProblem(response: Response, status: number, code?: string) 
 }
 
 /** "Nothing kept": no new row, no new file, no temporary file. */
-let before: ReturnType<typeof storageState>;
-beforeEach(() => {
-  before = storageState(platform.dataDir);
+let before: Awaited<ReturnType<typeof storageState>>;
+beforeEach(async () => {
+  before = await storageState(platform.config);
 });
-function expectNothingKept() {
-  const after = storageState(platform.dataDir);
+async function expectNothingKept() {
+  const after = await storageState(platform.config);
   expect(after.rows).toBe(before.rows);
   expect(after.files).toBe(before.files);
   expect(after.temporary).toBe(0);
@@ -203,7 +203,7 @@ describe('U1 file types', () => {
       422,
     );
     expect(p2.errors?.[0]?.field).toBe('file_type');
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -222,7 +222,7 @@ describe('U2 assetables', () => {
       404,
     );
     await expectProblem(await upload(otherIssuer, logoFields, { name: 'a.png', bytes: await png() }), 403);
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -243,7 +243,7 @@ describe('U3 missing parts', () => {
       422,
     );
     expect(problem.errors?.map((e) => e.field)).toContain('assetable_id');
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -288,14 +288,14 @@ describe('U4 bytes that do not match the declared kind', () => {
       415,
       'unsupported_content',
     );
-    expectNothingKept();
+    await expectNothingKept();
   });
   it('refuses a PDF uploaded as a logo with 415', async () => {
     await expectProblem(
       await upload(issuer, logoFields, { name: 'logo.png', bytes: pdf(), type: 'image/png' }),
       415,
     );
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -342,8 +342,8 @@ describe('U5 a file over the size limit', () => {
     expect(status).toBe(413);
     expect(sent).toBeLessThan(total);
     // The temporary file may go just after the answer.
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
-    expectNothingKept();
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
+    await expectNothingKept();
   });
 });
 
@@ -379,7 +379,7 @@ describe('U6 a decompression bomb', () => {
       'image_too_large',
     );
     expect(Date.now() - started).toBeLessThan(5000);
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -404,10 +404,10 @@ describe('U7 a client that disconnects halfway', () => {
     req.write(head);
     req.write(Buffer.alloc(300_000, 'a'));
     // Gone once the platform is writing the file, three tenths of the way through.
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
     req.destroy();
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
-    expectNothingKept();
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
+    await expectNothingKept();
   });
 });
 
@@ -443,7 +443,7 @@ describe('U8 hostile file names', () => {
       ),
       422,
     );
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -462,7 +462,7 @@ describe('U9 meta and crop', () => {
       422,
     );
     expect(problem.errors?.[0]?.field).toMatch(/^meta/);
-    expectNothingKept();
+    await expectNothingKept();
   });
   it('names meta.crop on update too', async () => {
     const logo = await createAsset(issuer, logoFields, { name: 'a.png', bytes: await png(64, 48) });
@@ -498,7 +498,7 @@ describe('U10 names', () => {
       422,
     );
     expect(problem.errors?.[0]?.field).toBe('name');
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -518,7 +518,7 @@ describe('U11 ids that are not positive integers', () => {
         await upload(issuer, { ...logoFields, assetable_id: id }, { name: 'a.png', bytes: await png() }),
         422,
       );
-      expectNothingKept();
+      await expectNothingKept();
     },
   );
 });

@@ -1,31 +1,14 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { multipartBody, sha256 } from '../testing/files';
-import { bearer, freePort, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { bearer, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState } from '../testing/storage-state';
-import { spawnPlatform } from '../testing/child-platform';
-
-const dataDir = mkdtempSync(join(tmpdir(), 'platform-crash-'));
-let child: ChildProcess | undefined;
-afterAll(() => {
-  child?.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+import { childPlatformFixture } from '../testing/child-platform';
 
 // U13 keeps thirty uploads of one user in flight: more than the per-user cap (H8) lets through.
-const startChild = (port: number) =>
-  spawnPlatform({
-    DATA_DIR: dataDir,
-    DEMO_SEED: '1',
-    PLATFORM_PORT: String(port),
-    LOG_LEVEL: 'warn',
-    UPLOADS_PER_USER: '30',
-  });
+const child = childPlatformFixture('platform-crash-', { UPLOADS_PER_USER: '30' });
+afterAll(() => child.dispose());
 
 /** POSTs a form as a stream that takes about `ms` to send, in 20 even steps, the first at once. */
 async function pacedPost(
@@ -58,13 +41,8 @@ async function pacedPost(
 
 // U13: the process killed with SIGKILL in the middle of concurrent uploads, then restarted.
 it('keeps every asset answered 201 intact after a SIGKILL, with no row missing its file', async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  child = await startChild(port);
-  const webClient = JSON.parse(
-    readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
-  ) as TestPlatform['webClient'];
-  const platform = { url, webClient } as TestPlatform;
+  const platform = (await child.start()) as TestPlatform;
+  const { url } = platform;
   const { access_token } = await tokensFor(platform, 'issuer@demo.test');
 
   const files = Array.from({ length: 30 }, () =>
@@ -95,13 +73,13 @@ it('keeps every asset answered 201 intact after a SIGKILL, with no row missing i
   // uploads pace themselves by the same clock as this wait, so a slow machine slows both.
   const deadline = Date.now() + 120_000;
   while (answered.size < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-  child.kill('SIGKILL');
+  await child.kill();
   await Promise.all(uploads);
   expect(answered.size).toBeGreaterThan(0);
   expect(answered.size).toBeLessThan(files.length);
 
-  child = await startChild(port);
-  const state = storageState(dataDir);
+  await child.start();
+  const state = await storageState(await child.config());
   expect(state.temporary).toBe(0);
   // Every row has its file, and every file has its row.
   expect(state.rowKeys.every((key) => state.fileNames.includes(key))).toBe(true);
@@ -121,14 +99,9 @@ it('keeps every asset answered 201 intact after a SIGKILL, with no row missing i
 // H7: an upload cut off by a crash leaves its Idempotency-Key "in progress"; after the restart, the
 // client's retry with the same key must make the asset (once), not answer 409 for a day.
 it('H7 lets a retry with the same Idempotency-Key succeed after a SIGKILL mid-upload, making one asset', async () => {
-  child?.kill('SIGKILL');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  child = await startChild(port);
-  const webClient = JSON.parse(
-    readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
-  ) as TestPlatform['webClient'];
-  const platform = { url, webClient } as TestPlatform;
+  await child.kill();
+  const platform = (await child.start()) as TestPlatform;
+  const { url } = platform;
   const { access_token } = await tokensFor(platform, 'issuer@demo.test');
 
   const bytes = Buffer.concat([
@@ -144,11 +117,12 @@ it('H7 lets a retry with the same Idempotency-Key succeed after a SIGKILL mid-up
   // Paced over minutes, so it is certainly still arriving when the kill comes: as soon as the
   // platform has started writing the file.
   const first = pacedPost(`${url}/v2/core/assets`, access_token, form(), 300_000, key).catch(() => undefined);
-  await expect.poll(() => storageState(dataDir).temporary, { timeout: 60_000 }).toBe(1);
-  child.kill('SIGKILL');
+  const config = await child.config();
+  await expect.poll(async () => (await storageState(config)).temporary, { timeout: 60_000 }).toBe(1);
+  await child.kill();
   expect(await first).toBeUndefined();
 
-  child = await startChild(port);
+  await child.start();
   const retry = async () =>
     fetch(`${url}/v2/core/assets`, {
       method: 'POST',

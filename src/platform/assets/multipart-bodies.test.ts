@@ -40,12 +40,12 @@ async function expectProblem(response: Response, status: number) {
   return problemSchema.parse(JSON.parse(text));
 }
 
-let before: ReturnType<typeof storageState>;
-beforeEach(() => {
-  before = storageState(platform.dataDir);
+let before: Awaited<ReturnType<typeof storageState>>;
+beforeEach(async () => {
+  before = await storageState(platform.config);
 });
-function expectNothingKept() {
-  const after = storageState(platform.dataDir);
+async function expectNothingKept() {
+  const after = await storageState(platform.config);
   expect(after.rows).toBe(before.rows);
   expect(after.files).toBe(before.files);
   expect(after.temporary).toBe(0);
@@ -61,7 +61,7 @@ describe('H9 multipart bodies that cannot be read answer 4xx naming the fault', 
   ])('answers 400 for %s', async (_label, contentType) => {
     const problem = await expectProblem(await post(contentType, body('x')), 400);
     expect(problem.detail).toMatch(/boundary/i);
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it('answers 400 for a body cut off before its closing boundary', async () => {
@@ -74,14 +74,14 @@ describe('H9 multipart bodies that cannot be read answer 4xx naming the fault', 
     );
     expect(problem.detail).toMatch(/multipart/i);
     expect(problem.detail).toMatch(/end/i);
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it('answers 400 for a body cut off in the middle of the file', async () => {
     const cut = `${csvFields('x')}--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\na,b\n1`;
     const problem = await expectProblem(await post('multipart/form-data; boundary=x', cut), 400);
     expect(problem.detail).toMatch(/multipart/i);
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it('answers 422 naming the field for two file parts, whatever the second is called', async () => {
@@ -99,7 +99,7 @@ describe('H9 multipart bodies that cannot be read answer 4xx naming the fault', 
       expect(problem.errors?.[0]?.field).toBe(second);
       expect(problem.detail).toMatch(/one file/);
     }
-    expectNothingKept();
+    await expectNothingKept();
   });
 });
 
@@ -214,7 +214,7 @@ describe('U9 meta as bracketed multipart fields (meta[crop][x]), as form encoder
       422,
     );
     expect(problem.errors?.map((e) => e.field)).toContain(fieldName);
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it.each([
@@ -274,7 +274,7 @@ describe('U9 meta as bracketed multipart fields (meta[crop][x]), as form encoder
       422,
     );
     expect(problem.errors?.map((e) => e.field)).toContain(fieldName);
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it.each(['meta[__proto__][polluted]', 'asset[__proto__]'])(
@@ -289,7 +289,7 @@ describe('U9 meta as bracketed multipart fields (meta[crop][x]), as form encoder
       );
       expect(problem.errors?.[0]?.field).toBe(name);
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-      expectNothingKept();
+      await expectNothingKept();
     },
   );
 });

@@ -69,12 +69,12 @@ describe('H8 slow clients', () => {
   afterAll(() => platform.close());
 
   it('H8 cuts an upload trickling a byte at a time off with 408 after the grace period, keeping nothing', async () => {
-    const before = storageState(platform.dataDir);
+    const before = await storageState(platform.config);
     const upload = startUpload(platform, issuer, 100_000);
     let answered = false;
     void upload.answer.then(() => (answered = true));
     // The file has started: the platform is staging it in a temporary file.
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
     const trickle = setInterval(() => {
       if (!answered) upload.request.write('1');
     }, 200);
@@ -87,8 +87,8 @@ describe('H8 slow clients', () => {
     } finally {
       clearInterval(trickle);
     }
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
-    const after = storageState(platform.dataDir);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
+    const after = await storageState(platform.config);
     expect(after.rows).toBe(before.rows);
     expect(after.files).toBe(before.files);
   }, 60_000);
@@ -200,7 +200,7 @@ describe('H8 concurrent uploads per user', () => {
 
   it('H8 answers a third upload of the same user at once with 429, and lets it through once one ends', async () => {
     const held = [startUpload(platform, issuer, 1000), startUpload(platform, issuer, 1000)];
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(2);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(2);
 
     const refused = await upload(issuer, investment);
     expect(refused.status).toBe(429);
@@ -220,7 +220,7 @@ describe('H8 concurrent uploads per user', () => {
     expect((await held[0]!.answer).status).toBe(201);
     held[1]!.request.destroy();
     await held[1]!.closed;
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
     const results = await Promise.all([upload(issuer, investment), upload(issuer, investment)]);
     expect(results.map((r) => r.status)).toEqual([201, 201]);
   }, 60_000);

@@ -69,13 +69,13 @@ function heldUpload(headers: Record<string, string>, fileBytes: Buffer) {
 
 describe('H12 a client that goes away mid-upload', () => {
   it('H12 is logged as one info line, with no error and no stack trace (U7: nothing kept)', async () => {
-    const before = storageState(platform.dataDir);
+    const before = await storageState(platform.config);
     logLines.length = 0;
     const upload = heldUpload({}, Buffer.alloc(1_000_000, 'a'));
     upload.request.write(Buffer.alloc(200_000, 'a'));
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
     upload.request.destroy();
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
     await expect.poll(() => logLines.some((line) => /cancel/i.test(line.msg))).toBe(true);
 
     const cancelled = logLines.filter((line) => /cancel/i.test(line.msg));
@@ -83,7 +83,7 @@ describe('H12 a client that goes away mid-upload', () => {
     expect(cancelled[0]!.level).toBe(30);
     expect(logLines.filter((line) => line.level >= 40)).toEqual([]);
     expect(JSON.stringify(logLines)).not.toContain('stack');
-    const after = storageState(platform.dataDir);
+    const after = await storageState(platform.config);
     expect([after.rows, after.files]).toEqual([before.rows, before.files]);
   });
 });
@@ -103,7 +103,7 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
       });
     // The first request stalls after the file's first bytes: its key is in progress.
     const first = heldUpload(key, bytes);
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(1);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
 
     // Within the limit, a retry is told that the first one still runs.
     const early = await send();
@@ -127,8 +127,8 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
       await fetch(`${platform.url}/v2/core/investments/1/assets`, { headers: bearer(issuer) })
     ).json()) as { assets: { name: string }[] };
     expect(list.assets.filter((a) => a.name === 'held.csv')).toHaveLength(1);
-    await expect.poll(() => storageState(platform.dataDir).temporary).toBe(0);
-    const state = storageState(platform.dataDir);
+    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
+    const state = await storageState(platform.config);
     expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
   });
 });

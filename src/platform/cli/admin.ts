@@ -14,7 +14,7 @@ const usage = `Usage:
 export async function runAdminCommand(config: PlatformConfig, argv: string[]): Promise<void> {
   const [resource, action, ...rest] = argv;
   if (action !== 'add' || (resource !== 'clients' && resource !== 'users')) throw new Error(usage);
-  const db = await openDatabase(config.dataDir);
+  const db = await openDatabase(config);
   try {
     if (resource === 'clients') {
       const { values } = parseArgs({

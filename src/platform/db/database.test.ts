@@ -51,7 +51,7 @@ const firstId = (
 ) => db.selectFrom(table).select('id').orderBy('id').executeTakeFirstOrThrow();
 
 beforeAll(async () => {
-  db = await openDatabase(dataDir);
+  db = await openDatabase(configFor({ DATA_DIR: dataDir }));
   await seedDemoData(db, configFor({ DATA_DIR: dataDir }), Date.now());
   const tables = {
     User: 'users',

@@ -1,7 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, Migrator, SqliteDialect, type Compilable, type Migration } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type Compilable,
+  type Migration,
+} from 'kysely';
+import pg from 'pg';
+import type { PlatformConfig } from '../env';
+import type { Dialect, DialectMigration } from './dialect';
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001-identity-and-entities';
 import * as m0002 from './migrations/0002-assets';
@@ -9,12 +20,25 @@ import * as m0003 from './migrations/0003-accreditation-history';
 import * as m0004 from './migrations/0004-pending-thumbnails';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
-const migrations: Record<string, Migration> = {
+const migrations: Record<string, DialectMigration> = {
   '0001-identity-and-entities': m0001,
   '0002-assets': m0002,
   '0003-accreditation-history': m0003,
   '0004-pending-thumbnails': m0004,
 };
+
+/**
+ * The same migrations for both engines, each told which one it writes for; `before` stops at that
+ * migration (tests build the database as an earlier version left it).
+ */
+export function migrationsFor(dialect: Dialect, before?: string): Record<string, Migration> {
+  const names = Object.keys(migrations);
+  const end = before === undefined ? names.length : names.indexOf(before);
+  if (end === -1) throw new Error(`no migration ${before}`);
+  return Object.fromEntries(
+    names.slice(0, end).map((name) => [name, { up: (db) => migrations[name]!.up(db, dialect) }]),
+  );
+}
 
 export type DB = Kysely<Database>;
 
@@ -85,8 +109,34 @@ export function preparedRead<Args extends unknown[], Row>(
   };
 }
 
-/** Opens (and creates) the database file in the data directory and brings its schema up to date. */
-export async function openDatabase(dataDir: string): Promise<DB> {
+export type DatabaseConfig = Pick<PlatformConfig, 'dataDir' | 'database'>;
+
+/**
+ * Opens the platform's database and brings its schema up to date: PostgreSQL when `DATABASE_URL`
+ * is set, else the SQLite file in the data directory (the embedded default, nothing to install).
+ */
+export async function openDatabase(config: DatabaseConfig): Promise<DB> {
+  const { db, dialect } = config.database.url
+    ? { db: openPostgres(config.database.url, config.database.poolSize), dialect: 'postgres' as const }
+    : { db: openSqlite(config.dataDir), dialect: 'sqlite' as const };
+  dialects.set(db, dialect);
+  // Several instances may start at once on one PostgreSQL: the migrator takes an advisory lock there.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrationsFor(dialect) } });
+  const { error } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+const dialects = new WeakMap<DB, Dialect>();
+
+/** Which engine a database opened here runs on, for the few statements that differ. */
+export const dialectOf = (db: DB): Dialect => dialects.get(db) ?? 'sqlite';
+
+/** The SQLite file in the data directory, created when absent. */
+function openSqlite(dataDir: string): DB {
   mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(join(dataDir, 'platform.sqlite'));
   sqlite.pragma('journal_mode = WAL');
@@ -100,12 +150,25 @@ export async function openDatabase(dataDir: string): Promise<DB> {
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   connections.set(db, sqlite);
-
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateToLatest();
-  if (error) {
-    await db.destroy();
-    throw error;
-  }
   return db;
+}
+
+/** 64-bit integers (times in milliseconds, counts) as numbers: every one of ours is far below 2^53. */
+const int8 = pg.types.builtins.INT8;
+const parseInt8 = (value: string) => Number(value);
+
+/**
+ * A pool of connections to PostgreSQL. PostgreSQL's default durability already matches SQLite's
+ * synchronous FULL here: a commit returns after its WAL record is flushed (synchronous_commit on).
+ */
+function openPostgres(url: string, poolSize: number): DB {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === int8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -14,7 +14,7 @@ let issuerId: number;
 
 beforeAll(async () => {
   platform = await startPlatform();
-  db = await openDatabase(platform.dataDir);
+  db = await openDatabase(platform.config);
   investor = (await tokensFor(platform, 'investor@demo.test')).access_token;
   issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   admin = (await tokensFor(platform, 'admin@demo.test')).access_token;

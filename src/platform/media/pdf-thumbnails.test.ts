@@ -335,7 +335,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     const logged = setup.logs.join('\n');
     expect(logged).not.toContain('%PDF');
     expect(logged).not.toContain(' re f');
-    expect(storageState(setup.platform.dataDir).pendingKeys).toEqual([]);
+    expect((await storageState(setup.platform.config)).pendingKeys).toEqual([]);
   });
 
   it('deletes the thumbnail, its file and its download URLs with the parent', async () => {
@@ -381,7 +381,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
       );
       expect(storedKeys()).not.toContain(reserved.key);
       expect(storedKeys()).not.toContain(parent.key);
-      const state = storageState(setup.platform.dataDir);
+      const state = await storageState(setup.platform.config);
       expect(state.pendingKeys).not.toContain(reserved.key);
       expect(state.rowKeys).not.toContain(reserved.key);
       expect(state.fileNames.every((key) => state.rowKeys.includes(key))).toBe(true);

@@ -1,69 +1,51 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
 import sharp from 'sharp';
 import { afterAll, expect, it } from 'vitest';
 import { meSchema } from '../../shared/api/me';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
-import { spawnPlatform } from '../testing/child-platform';
+import { childPlatformFixture } from '../testing/child-platform';
+import { openDatabase } from '../db/database';
 import { multipartBody } from '../testing/files';
 import { deckPdf, slowPdf } from '../testing/pdf-files';
-import { bearer, freePort, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { bearer, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState } from '../testing/storage-state';
 import { pollUntil } from '../testing/thumbnails';
-
-const dataDir = mkdtempSync(join(tmpdir(), 'platform-thumbnail-restart-'));
-let child: ChildProcess | undefined;
-afterAll(() => {
-  child?.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 /**
  * The platform as people run it, in a process of its own so that it can be killed. One worker, and
  * a time limit no render here reaches: the slow PDF holds the worker for as long as the test wants.
  */
-const startChild = (port: number) =>
-  spawnPlatform({
-    DATA_DIR: dataDir,
-    DEMO_SEED: '1',
-    PLATFORM_PORT: String(port),
-    LOG_LEVEL: 'warn',
-    PDF_THUMBNAIL_WORKERS: '1',
-    PDF_THUMBNAIL_TIMEOUT_MS: '600000',
-  });
+const child = childPlatformFixture('platform-thumbnail-restart-', {
+  PDF_THUMBNAIL_WORKERS: '1',
+  PDF_THUMBNAIL_TIMEOUT_MS: '600000',
+});
+afterAll(() => child.dispose());
 
 /** Renders begun for a thumbnail, as the platform counted them in its database. */
-function renderAttempts(thumbnailId: number): number {
-  const db = new SQLite(join(dataDir, 'platform.sqlite'), { readonly: true });
+async function renderAttempts(thumbnailId: number): Promise<number> {
+  const db = await openDatabase(await child.config());
   try {
-    const row = db.prepare('select render_attempts from assets where id = ?').get(thumbnailId) as
-      { render_attempts: number } | undefined;
+    const row = await db
+      .selectFrom('assets')
+      .select('render_attempts')
+      .where('id', '=', thumbnailId)
+      .executeTakeFirst();
     return row?.render_attempts ?? -1;
   } finally {
-    db.close();
+    await db.destroy();
   }
 }
 
 /** Kills the platform once the slow PDF's render has begun (again): mid-render, every time. */
 async function killDuringRender(thumbnailId: number, attempt: number) {
-  await pollUntil(`render ${attempt} of thumbnail ${thumbnailId} to begin`, () =>
-    renderAttempts(thumbnailId) >= attempt ? true : undefined,
+  await pollUntil(`render ${attempt} of thumbnail ${thumbnailId} to begin`, async () =>
+    (await renderAttempts(thumbnailId)) >= attempt ? true : undefined,
   );
-  child!.kill('SIGKILL');
-  await new Promise((resolve) => child!.once('exit', resolve));
+  await child.kill();
 }
 
 it('PT1 makes after a restart the thumbnails a crash left pending, and gives up a PDF that was being drawn at three crashes', async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  child = await startChild(port);
-  const webClient = JSON.parse(
-    readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
-  ) as TestPlatform['webClient'];
-  const platform = { url, webClient } as TestPlatform;
+  const platform = (await child.start()) as TestPlatform;
+  const { url } = platform;
   const issuer = async () => (await tokensFor(platform, 'issuer@demo.test')).access_token;
   let token = await issuer();
   const me = meSchema.parse(await (await fetch(`${url}/v2/core/me`, { headers: bearer(token) })).json());
@@ -99,15 +81,15 @@ it('PT1 makes after a restart the thumbnails a crash left pending, and gives up 
   // Killed mid-render three times: the slow PDF's render begins at each start, the deck's never does.
   await killDuringRender(stuckThumbnail, 1);
   for (const attempt of [2, 3]) {
-    child = await startChild(port);
+    await child.start();
     await killDuringRender(stuckThumbnail, attempt);
   }
-  const killed = storageState(dataDir);
+  const killed = await storageState(await child.config());
   expect(killed.pendingKeys).toHaveLength(2);
-  expect(renderAttempts(deckThumbnail)).toBe(0);
+  expect(await renderAttempts(deckThumbnail)).toBe(0);
 
   // The next start makes the deck's thumbnail and gives the slow PDF up instead of a fourth crash.
-  child = await startChild(port);
+  await child.start();
   token = await issuer();
   const made = await pollUntil('the deck thumbnail to be made after the restart', async () => {
     const { asset } = await get(deckThumbnail);
@@ -128,7 +110,7 @@ it('PT1 makes after a restart the thumbnails a crash left pending, and gives up 
   expect((await get(deck.id)).asset?.thumbnail_id).toBe(deck.thumbnail_id);
 
   // Nothing pending is left, every row has its file and every file its row.
-  const state = storageState(dataDir);
+  const state = await storageState(await child.config());
   expect(state.pendingKeys).toEqual([]);
   expect(state.rowKeys.every((key) => state.fileNames.includes(key))).toBe(true);
   expect(state.fileNames.every((key) => state.rowKeys.includes(key))).toBe(true);

@@ -55,11 +55,11 @@ export interface StageOptions {
 
 /**
  * Whether an error means "no room left", wherever it was met: a file write or sync (ENOSPC, or a
- * quota: EDQUOT), or the database (better-sqlite3's SQLITE_FULL).
+ * quota: EDQUOT), or the database (better-sqlite3's SQLITE_FULL, PostgreSQL's disk_full 53100).
  */
 export function isDiskFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL';
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100';
 }
 
 /** A file that has been received in full but is not yet visible under its key. */

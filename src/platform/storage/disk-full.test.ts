@@ -87,14 +87,14 @@ const upload = (megabytes: number, name: string) =>
 
 describe('H11 a full disk', () => {
   it(`H11 answers 507 insufficient_storage, keeps nothing half-written and logs it once with the free space`, async () => {
-    const before = storageState(platform.dataDir);
+    const before = await storageState(platform.config);
     logLines.length = 0;
     const response = await upload(2, 'too-big-for-the-disk.csv');
     expect(response.status).toBe(507);
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(problemSchema.parse(await response.json()).code).toBe('insufficient_storage');
 
-    const after = storageState(platform.dataDir);
+    const after = await storageState(platform.config);
     expect([after.rows, after.files, after.temporary]).toEqual([before.rows, before.files, 0]);
     const serious = logLines.filter((line) => line.level >= 40);
     expect(serious).toHaveLength(1);

@@ -1,4 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configFor, type PlatformConfig } from '../env';
+import { testBackend, type TestBackend } from './backends';
+import { freePort } from './platform-server';
 
 /** How long a platform process may take to answer /healthz: node, tsx and the platform loading on a busy machine. */
 const startDeadlineMs = 60_000;
@@ -37,4 +43,60 @@ export async function spawnPlatform(env: Record<string, string>): Promise<ChildP
     throw error;
   }
   return child;
+}
+
+export interface ChildPlatform {
+  url: string;
+  webClient: { client_id: string; client_secret: string };
+}
+
+/**
+ * A platform process with the demo data that a test starts, kills and starts again on the same data
+ * (crash recovery), on the backend the test run uses (testing/backends.ts). `config` is the
+ * platform's configuration, to read its database and files as another program would.
+ */
+export function childPlatformFixture(dataDirPrefix: string, env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), dataDirPrefix));
+  let backend: TestBackend | undefined;
+  let port: number | undefined;
+  let child: ChildProcess | undefined;
+  const prepare = async () => {
+    backend ??= await testBackend();
+    port ??= await freePort();
+    return { backend, port };
+  };
+  return {
+    async config(): Promise<PlatformConfig> {
+      return configFor({ DATA_DIR: dataDir, ...(await prepare()).backend.env });
+    },
+    /** Starts the platform, again on the same port and data after a kill. */
+    async start(): Promise<ChildPlatform> {
+      const { backend, port } = await prepare();
+      child = await spawnPlatform({
+        DATA_DIR: dataDir,
+        DEMO_SEED: '1',
+        PLATFORM_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...backend.env,
+        ...env,
+      });
+      const webClient = JSON.parse(
+        readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
+      ) as ChildPlatform['webClient'];
+      return { url: `http://127.0.0.1:${port}`, webClient };
+    },
+    /** SIGKILL, as a crash or a power cut would end it; answers once the process is gone. */
+    async kill() {
+      const running = child;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGKILL');
+      await exited;
+    },
+    async dispose() {
+      await this.kill();
+      await backend?.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

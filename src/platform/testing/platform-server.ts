@@ -9,6 +9,7 @@ import { configFor, type PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
 import { openDatabase } from '../db/database';
 import { browser, hiddenFields, type Browser } from './http-client';
+import { testBackend } from './backends';
 
 export const demoPassword = 'demo-password';
 export const webRedirectUri = 'http://127.0.0.1:5173/auth/callback';
@@ -44,6 +45,7 @@ export async function startPlatform(
   options: Pick<PlatformOptions, 'logger' | 'thumbnailHooks'> = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
+  const backend = await testBackend();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = configFor({
@@ -55,6 +57,7 @@ export async function startPlatform(
     // Tests run on busy machines too: PDF renders at the lowest priority would wait behind any other
     // work there, and go without a thumbnail past their time limit.
     PDF_THUMBNAIL_LOW_PRIORITY: '0',
+    ...backend.env,
     ...env,
   });
   let offset = 0;
@@ -78,6 +81,7 @@ export async function startPlatform(
     },
     close: async () => {
       await app.close();
+      await backend.dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -89,7 +93,7 @@ export async function addClient(
   redirectUris = ['http://127.0.0.1:9999/cb'],
   name = 'Other App',
 ) {
-  const db = await openDatabase(platform.dataDir);
+  const db = await openDatabase(platform.config);
   try {
     return await createClient(db, { name, redirectUris });
   } finally {

@@ -1,26 +1,24 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openDatabase } from '../db/database';
+import type { PlatformConfig } from '../env';
 
 /**
- * What the platform keeps on disk: asset rows, committed files and staging leftovers. `rowKeys` are
- * the keys of rows that must have their file; a pending thumbnail's row names a key that holds
- * nothing until its PNG is made (by design), so those are apart, in `pendingKeys`.
+ * What the platform keeps: asset rows, committed files and staging leftovers. `rowKeys` are the
+ * keys of rows that must have their file; a pending thumbnail's row names a key that holds nothing
+ * until its PNG is made (by design), so those are apart, in `pendingKeys`. Read through a
+ * connection of its own, as another program would, on whichever database the platform uses.
  */
-export function storageState(dataDir: string) {
-  const db = new SQLite(join(dataDir, 'platform.sqlite'), { readonly: true });
+export async function storageState(config: PlatformConfig) {
+  const db = await openDatabase(config);
   try {
-    const rows = (db.prepare('select count(*) as n from assets').get() as { n: number }).n;
-    const keys = db.prepare('select blob_key, pending from assets').all() as {
-      blob_key: string;
-      pending: number;
-    }[];
-    const blobs = join(dataDir, 'blobs');
+    const keys = await db.selectFrom('assets').select(['blob_key', 'pending']).execute();
+    const blobs = join(config.dataDir, 'blobs');
     const folders = existsSync(blobs) ? readdirSync(blobs).filter((f) => f !== 'tmp') : [];
     const files = folders.flatMap((f) => readdirSync(join(blobs, f)));
     const temporary = existsSync(join(blobs, 'tmp')) ? readdirSync(join(blobs, 'tmp')).length : 0;
     return {
-      rows,
+      rows: keys.length,
       files: files.length,
       temporary,
       fileNames: files,
@@ -28,6 +26,6 @@ export function storageState(dataDir: string) {
       pendingKeys: keys.filter((k) => k.pending === 1).map((k) => k.blob_key),
     };
   } finally {
-    db.close();
+    await db.destroy();
   }
 }

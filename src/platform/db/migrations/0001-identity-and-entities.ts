@@ -1,10 +1,11 @@
 import { type Kysely, sql } from 'kysely';
+import { type Dialect, generatedId } from '../dialect';
 
 // Migrations take Kysely<unknown>: they describe the schema as it was then, not as the code sees it now.
-export async function up(db: Kysely<unknown>) {
+export async function up(db: Kysely<unknown>, dialect: Dialect) {
   await db.schema
     .createTable('users')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('email', 'text', (c) => c.notNull().unique())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('investor', 'issuer', 'admin')`))
@@ -42,7 +43,7 @@ export async function up(db: Kysely<unknown>) {
 
   await db.schema
     .createTable('authorization_codes')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('code_hash', 'text', (c) => c.notNull().unique())
     .addColumn('client_id', 'text', (c) =>
       c.notNull().references('oauth_clients.client_id').onDelete('cascade'),
@@ -59,7 +60,7 @@ export async function up(db: Kysely<unknown>) {
 
   await db.schema
     .createTable('grants')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('client_id', 'text', (c) =>
       c.notNull().references('oauth_clients.client_id').onDelete('cascade'),
     )
@@ -94,14 +95,14 @@ export async function up(db: Kysely<unknown>) {
 
   await db.schema
     .createTable('products')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema
     .createTable('investments')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('product_id', 'integer', (c) => c.notNull().references('products.id'))
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -109,14 +110,14 @@ export async function up(db: Kysely<unknown>) {
     .execute();
   await db.schema
     .createTable('team_members')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('product_id', 'integer', (c) => c.notNull().references('products.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema
     .createTable('accreditations')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) =>
@@ -132,7 +133,7 @@ export async function up(db: Kysely<unknown>) {
     .execute();
   await db.schema
     .createTable('indications_of_interest')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('owner_id', 'integer', (c) => c.notNull().references('users.id'))
     .addColumn('product_id', 'integer', (c) => c.references('products.id'))
     .addColumn('name', 'text', (c) => c.notNull())

@@ -1,16 +1,17 @@
 import { type Kysely, sql } from 'kysely';
+import { byteCountType, type Dialect, generatedId } from '../dialect';
 
-export async function up(db: Kysely<unknown>) {
+export async function up(db: Kysely<unknown>, dialect: Dialect) {
   await db.schema
     .createTable('assets')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('file_type', 'text', (c) => c.notNull())
     .addColumn('assetable_type', 'text', (c) => c.notNull())
     .addColumn('assetable_id', 'integer', (c) => c.notNull())
     .addColumn('blob_key', 'text', (c) => c.notNull().unique())
     .addColumn('content_type', 'text', (c) => c.notNull())
-    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('size', byteCountType(dialect), (c) => c.notNull())
     .addColumn('sha256', 'text', (c) => c.notNull())
     .addColumn('width', 'integer')
     .addColumn('height', 'integer')

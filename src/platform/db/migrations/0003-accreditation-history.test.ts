@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../database';
+import { migrationsFor, openDatabase } from '../database';
+import { configFor } from '../../env';
 import type { Role } from '../../../shared/api/me';
 import type { Database } from '../schema';
-import * as m0001 from './0001-identity-and-entities';
-import * as m0002 from './0002-assets';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-0003-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -22,7 +21,7 @@ describe('migration 0003 on a database that has decisions already', () => {
     const migrator = new Migrator({
       db: old,
       provider: {
-        getMigrations: async () => ({ '0001-identity-and-entities': m0001, '0002-assets': m0002 }),
+        getMigrations: async () => migrationsFor('sqlite', '0003-accreditation-history'),
       },
     });
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
@@ -54,7 +53,7 @@ describe('migration 0003 on a database that has decisions already', () => {
       .execute();
     await old.destroy();
 
-    const db = await openDatabase(dataDir);
+    const db = await openDatabase(configFor({ DATA_DIR: dataDir }));
     try {
       const rows = await db.selectFrom('accreditation_history').selectAll().execute();
       expect(rows).toEqual([

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { type Dialect, generatedId } from '../dialect';
 
 /**
  * `historyActions` of src/shared/api/review.ts as they were when this migration shipped (a migration
@@ -17,7 +18,7 @@ const actions = [
   'file_deleted',
 ];
 
-export async function up(db: Kysely<unknown>) {
+export async function up(db: Kysely<unknown>, dialect: Dialect) {
   // Bumped at every change of the review state (a decision, a rejection answered by an upload): the
   // accreditation's ETag, so that a decision made on a stale page answers 412 instead of overriding.
   await db.schema
@@ -27,7 +28,7 @@ export async function up(db: Kysely<unknown>) {
 
   await db.schema
     .createTable('accreditation_history')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', 'integer', generatedId(dialect))
     // No action on delete: an accreditation with a history cannot be deleted, nor a user who acted.
     .addColumn('accreditation_id', 'integer', (c) => c.notNull().references('accreditations.id'))
     .addColumn('at', 'bigint', (c) => c.notNull())
@@ -55,12 +56,22 @@ export async function up(db: Kysely<unknown>) {
     .columns(['accreditation_id', 'id'])
     .execute();
 
-  // Append-only below the code too: whatever runs SQL on this database (a bug, a script, sqlite3 by
-  // hand) cannot rewrite or remove what happened. Only DROP TABLE gets past this.
-  await sql`create trigger accreditation_history_no_update before update on accreditation_history
-    begin select raise(abort, 'accreditation_history is append-only'); end`.execute(db);
-  await sql`create trigger accreditation_history_no_delete before delete on accreditation_history
-    begin select raise(abort, 'accreditation_history is append-only'); end`.execute(db);
+  // Append-only below the code too: whatever runs SQL on this database (a bug, a script, a person at
+  // the SQL prompt) cannot rewrite or remove what happened. Only DROP TABLE gets past this.
+  if (dialect === 'postgres') {
+    await sql`create function accreditation_history_append_only() returns trigger language plpgsql as $$
+      begin raise exception 'accreditation_history is append-only'; end $$`.execute(db);
+    await sql`create trigger accreditation_history_no_change before update or delete on accreditation_history
+      for each row execute function accreditation_history_append_only()`.execute(db);
+    // Row triggers do not see TRUNCATE.
+    await sql`create trigger accreditation_history_no_truncate before truncate on accreditation_history
+      for each statement execute function accreditation_history_append_only()`.execute(db);
+  } else {
+    await sql`create trigger accreditation_history_no_update before update on accreditation_history
+      begin select raise(abort, 'accreditation_history is append-only'); end`.execute(db);
+    await sql`create trigger accreditation_history_no_delete before delete on accreditation_history
+      begin select raise(abort, 'accreditation_history is append-only'); end`.execute(db);
+  }
 
   // Decisions made before the history existed are its first rows; earlier file changes were not kept.
   await sql`insert into accreditation_history (accreditation_id, at, actor_id, action, note)

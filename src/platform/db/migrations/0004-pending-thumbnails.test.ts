@@ -4,11 +4,9 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../database';
+import { migrationsFor, openDatabase } from '../database';
+import { configFor } from '../../env';
 import type { Database } from '../schema';
-import * as m0001 from './0001-identity-and-entities';
-import * as m0002 from './0002-assets';
-import * as m0003 from './0003-accreditation-history';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-0004-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -22,11 +20,7 @@ describe('migration 0004 on a database that has assets and thumbnails already', 
     const migrator = new Migrator({
       db: old,
       provider: {
-        getMigrations: async () => ({
-          '0001-identity-and-entities': m0001,
-          '0002-assets': m0002,
-          '0003-accreditation-history': m0003,
-        }),
+        getMigrations: async () => migrationsFor('sqlite', '0004-pending-thumbnails'),
       },
     });
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
@@ -61,7 +55,7 @@ describe('migration 0004 on a database that has assets and thumbnails already', 
     await insert(asset('deck-thumbnail', 1));
     await old.destroy();
 
-    const db = await openDatabase(dataDir);
+    const db = await openDatabase(configFor({ DATA_DIR: dataDir }));
     try {
       const rows = await db
         .selectFrom('assets')
