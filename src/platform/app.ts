@@ -73,6 +73,9 @@ export async function buildPlatform(
     logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
+    // Behind nginx every request comes from nginx's address: the client's is in X-Forwarded-For,
+    // believed only from the proxies named here (deploy/).
+    trustProxy: config.trustProxy,
     // Header, request, idle and keep-alive timeouts (H8).
     ...connectionOptions(config.http),
     // On stop, end keep-alive and in-flight connections too: a stop should not wait on a slow upload.

@@ -23,6 +23,12 @@ const envSchema = z
     PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
     PLATFORM_PORT: port.default(4000),
     PLATFORM_PUBLIC_URL: url.optional(),
+    /**
+     * Reverse proxies (nginx) whose X-Forwarded-For, -Proto and -Host the platform believes:
+     * addresses or CIDR ranges, comma-separated. Unset: none, so that a client cannot name its own
+     * address (rate limits and sign-in throttling are per address).
+     */
+    TRUST_PROXY: z.string().min(1).optional(),
     DEMO_SEED: flag.default(false),
     DEMO_PASSWORD: z.string().min(8).default('demo-password'),
     WEB_PUBLIC_URL: url.default('http://127.0.0.1:5173'),
@@ -77,6 +83,10 @@ const envSchema = z
       host: env.PLATFORM_HOST,
       port: env.PLATFORM_PORT,
       publicUrl,
+      trustProxy:
+        env.TRUST_PROXY?.split(',')
+          .map((a) => a.trim())
+          .filter(Boolean) ?? (false as const),
       demoSeed: env.DEMO_SEED,
       demoPassword: env.DEMO_PASSWORD,
       webPublicUrl: env.WEB_PUBLIC_URL,
