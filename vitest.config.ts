@@ -16,7 +16,8 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'e2e/support/**/*.test.ts'],
-          exclude: ['src/web/**'],
+          // *.scaled.test.ts: what only the scale-out backends can do (several instances on one database).
+          exclude: ['src/web/**', 'src/**/*.scaled.test.ts'],
           environment: 'node',
         },
       },

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
 import { createUser } from '../users/users';
-import type { DB } from './database';
+import { sql } from 'kysely';
+import { type DB, dialectOf } from './database';
 
 export const webClientId = 'asset-manager';
 
@@ -12,8 +13,21 @@ export const webClientId = 'asset-manager';
  * the web app's OAuth client, whose secret is written to DATA_DIR/web-client.json for `npm start`.
  */
 export async function seedDemoData(db: DB, config: PlatformConfig, now = Date.now()): Promise<boolean> {
-  const existing = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (existing) return false;
+  // Instances started side by side on one empty PostgreSQL would both find it empty: one seeds, the
+  // others wait for it and then find its users.
+  return db.transaction().execute(async (trx) => {
+    if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(${seedLockKey})`.execute(trx);
+    const existing = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    if (existing) return false;
+    await seed(trx, config, now);
+    return true;
+  });
+}
+
+/** The advisory lock of the demo seed (any number no other lock of ours uses). */
+const seedLockKey = 7_240_315;
+
+async function seed(db: DB, config: PlatformConfig, now: number) {
 
   const password = config.demoPassword;
   const investor = await createUser(
@@ -76,5 +90,4 @@ export async function seedDemoData(db: DB, config: PlatformConfig, now = Date.no
     `${JSON.stringify({ ...client, redirect_uris: [redirectUri] }, null, 2)}\n`,
     { mode: 0o600 },
   );
-  return true;
 }
