@@ -4,6 +4,7 @@ import { type Me, meSchema } from '../../shared/api/me';
 import { apiPaths } from '../../shared/api/paths';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
+import { entitiesOwnedBy, userProfile } from '../db/repositories/users';
 import { notFound } from '../errors';
 
 /**
@@ -11,47 +12,14 @@ import { notFound } from '../errors';
  * accreditations with their review status.
  */
 export async function ownedEntities(ctx: PlatformContext, userId: number): Promise<Me['entities']> {
-  const { db } = ctx;
-  const [products, investments, teamMembers, accreditations, indications] = await Promise.all([
-    db.selectFrom('products').select(['id', 'name']).where('owner_id', '=', userId).orderBy('id').execute(),
-    db
-      .selectFrom('investments')
-      .select(['id', 'name'])
-      .where('owner_id', '=', userId)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('team_members')
-      .innerJoin('products', 'products.id', 'team_members.product_id')
-      .select(['team_members.id', 'team_members.name'])
-      .where('products.owner_id', '=', userId)
-      .orderBy('team_members.id')
-      .execute(),
-    db
-      .selectFrom('accreditations')
-      .select(['id', 'name', 'status'])
-      .where('owner_id', '=', userId)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('indications_of_interest')
-      .select(['id', 'name'])
-      .where('owner_id', '=', userId)
-      .orderBy('id')
-      .execute(),
-  ]);
-  const user = await db
-    .selectFrom('users')
-    .select(['id', 'name'])
-    .where('id', '=', userId)
-    .executeTakeFirst();
+  const [owned, user] = await Promise.all([entitiesOwnedBy(ctx.db, userId), userProfile(ctx.db, userId)]);
   return [
-    ...(user ? [{ type: 'User' as const, ...user }] : []),
-    ...products.map((e) => ({ type: 'Product' as const, ...e })),
-    ...investments.map((e) => ({ type: 'Investment' as const, ...e })),
-    ...teamMembers.map((e) => ({ type: 'TeamMember' as const, ...e })),
-    ...accreditations.map((e) => ({ type: 'Accreditation' as const, ...e })),
-    ...indications.map((e) => ({ type: 'IndicationOfInterest' as const, ...e })),
+    ...(user ? [{ type: 'User' as const, id: user.id, name: user.name }] : []),
+    ...owned.products.map((e) => ({ type: 'Product' as const, ...e })),
+    ...owned.investments.map((e) => ({ type: 'Investment' as const, ...e })),
+    ...owned.teamMembers.map((e) => ({ type: 'TeamMember' as const, ...e })),
+    ...owned.accreditations.map((e) => ({ type: 'Accreditation' as const, ...e })),
+    ...owned.indications.map((e) => ({ type: 'IndicationOfInterest' as const, ...e })),
   ];
 }
 
@@ -67,11 +35,7 @@ export async function meRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformCon
       },
     },
     async (request) => {
-      const user = await ctx.db
-        .selectFrom('users')
-        .select(['id', 'email', 'name', 'role'])
-        .where('id', '=', request.caller.userId)
-        .executeTakeFirst();
+      const user = await userProfile(ctx.db, request.caller.userId);
       if (!user) throw notFound();
       return { user, entities: await ownedEntities(ctx, user.id) };
     },

@@ -1,5 +1,6 @@
 import type { Role } from '../../shared/api/me';
 import type { DB } from '../db/database';
+import { insertUser, userByEmail } from '../db/repositories/users';
 import { hashPassword } from '../security/passwords';
 
 export interface NewUserInput {
@@ -17,20 +18,9 @@ export async function createUser(db: DB, input: NewUserInput, now = Date.now()) 
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new Error(`Not an email address: ${input.email}`);
   if (input.password.length < 8) throw new Error('The password must have at least 8 characters.');
   const name = input.name ?? email.split('@')[0]!;
-  const { id } = await db
-    .insertInto('users')
-    .values({
-      email,
-      name,
-      role: input.role,
-      password_hash: await hashPassword(input.password),
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const passwordHash = await hashPassword(input.password);
+  const id = await insertUser(db, { email, name, role: input.role, passwordHash, createdAt: now });
   return { id, email, name, role: input.role };
 }
 
-export async function findUserByEmail(db: DB, email: string) {
-  return db.selectFrom('users').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
-}
+export const findUserByEmail = (db: DB, email: string) => userByEmail(db, normalizeEmail(email));
