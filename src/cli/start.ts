@@ -1,6 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createSupervisor } from './supervisor';
+import { buildWebAppIfNeeded } from './web-build';
 
 /**
  * `npm start` (and `npm run dev` with `--dev`): the whole product on one machine. The platform starts
@@ -30,89 +30,34 @@ if (!env.OAUTH_CLIENT_SECRET && !env.OAUTH_CLIENT_SECRET_FILE) {
   env.OAUTH_CLIENT_SECRET_FILE = join(dataDir, 'web-client.json');
 }
 
-/** The newest modification time under the app's sources, to tell whether dist/ is out of date. */
-function newestSource(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestSource(join(path, name))));
-}
-
-function buildWebAppIfNeeded() {
-  const index = resolve('dist/index.html');
-  const sources = ['src/web', 'src/shared', 'public', 'index.html', 'vite.config.ts'].filter(existsSync);
-  if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources.map(newestSource))) return;
-  console.log('Building the web app…');
-  const build = spawnSync(process.execPath, [resolve('node_modules/vite/bin/vite.js'), 'build'], {
-    stdio: 'inherit',
-  });
-  if (build.status !== 0) {
-    console.error('The web app did not build; see the messages above.');
-    process.exit(build.status ?? 1);
-  }
-}
-
-const children: ChildProcess[] = [];
-let stopping = false;
-
-function run(name: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, args, { env: { ...env, ...extraEnv }, stdio: 'inherit' });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`${name} stopped (${signal ?? `exit ${code}`}); stopping everything.`);
-      stop(code || 1);
-    }
-  });
-  children.push(child);
-}
-
-function stop(exitCode = 0) {
-  stopping = true;
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  Promise.all(
-    children.map(
-      (c) =>
-        new Promise((done) =>
-          c.exitCode === null && c.signalCode === null ? c.once('exit', done) : done(null),
-        ),
-    ),
-  ).then(() => process.exit(exitCode));
-}
-process.once('SIGINT', () => stop());
-process.once('SIGTERM', () => stop());
-
-async function waitFor(url: string, what: string) {
-  for (let i = 0; i < 300; i++) {
-    if (stopping) return;
-    const ok = await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((done) => setTimeout(done, 200));
-  }
-  console.error(`${what} did not start within a minute.`);
-  stop(1);
-}
+const programs = createSupervisor(env);
 
 async function main() {
   if (!dev) buildWebAppIfNeeded();
-  run('platform', ['--import', 'tsx', 'src/platform/main.ts']);
-  await waitFor(`${platformUrl}/healthz`, 'The platform');
+  programs.start({ name: 'platform', args: ['--import', 'tsx', 'src/platform/main.ts'], essential: true });
+  await programs.waitFor(`${platformUrl}/healthz`, 'The platform');
 
   if (dev) {
     // Vite serves the app on the web port and forwards /oauth and /app-config.json to the proxy beside it.
     const proxyPort = String(webPort + 1);
-    run('proxy', ['--import', 'tsx', 'src/proxy/main.ts'], { WEB_PORT: proxyPort });
-    await waitFor(`http://${webHost}:${proxyPort}/app-config.json`, 'The proxy');
-    run('vite', [resolve('node_modules/vite/bin/vite.js')], {
-      WEB_PORT: String(webPort),
-      DEV_PROXY_URL: `http://${webHost}:${proxyPort}`,
+    programs.start({
+      name: 'proxy',
+      args: ['--import', 'tsx', 'src/proxy/main.ts'],
+      env: { WEB_PORT: proxyPort },
+      essential: true,
+    });
+    await programs.waitFor(`http://${webHost}:${proxyPort}/app-config.json`, 'The proxy');
+    programs.start({
+      name: 'vite',
+      args: [resolve('node_modules/vite/bin/vite.js')],
+      env: { WEB_PORT: String(webPort), DEV_PROXY_URL: `http://${webHost}:${proxyPort}` },
+      essential: true,
     });
   } else {
-    run('proxy', ['--import', 'tsx', 'src/proxy/main.ts']);
+    programs.start({ name: 'proxy', args: ['--import', 'tsx', 'src/proxy/main.ts'], essential: true });
   }
-  await waitFor(`${webUrl}/app-config.json`, 'The web app');
-  if (stopping) return;
+  await programs.waitFor(`${webUrl}/app-config.json`, 'The web app');
+  if (programs.isStopping()) return;
 
   console.log(`
   Asset Manager is running: open ${webUrl}
