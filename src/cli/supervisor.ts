@@ -11,6 +11,8 @@ export interface Program {
    * Otherwise its end is reported and the others keep running (one instance of several).
    */
   essential: boolean;
+  /** `pipe`: its standard output is the caller's to read (a program that says where it listens). */
+  stdout?: 'inherit' | 'pipe';
 }
 
 /**
@@ -40,7 +42,7 @@ export function createSupervisor(baseEnv: NodeJS.ProcessEnv) {
   function start(program: Program): ChildProcess {
     const child = spawn(program.command ?? process.execPath, program.args, {
       env: { ...baseEnv, ...program.env },
-      stdio: 'inherit',
+      stdio: ['inherit', program.stdout ?? 'inherit', 'inherit'],
     });
     child.on('exit', (code, signal) => {
       if (stopping) return;
@@ -56,10 +58,21 @@ export function createSupervisor(baseEnv: NodeJS.ProcessEnv) {
     return child;
   }
 
-  /** Waits until `url` answers 2xx; after `seconds` without, stops everything. */
-  async function waitFor(url: string, what: string, seconds = 60) {
+  /**
+   * Waits until `url` answers 2xx; after `seconds` without, or when `child` (the program that should
+   * answer) has stopped, stops everything.
+   */
+  async function waitFor(
+    url: string,
+    what: string,
+    { seconds = 60, child }: { seconds?: number; child?: ChildProcess } = {},
+  ) {
     const deadline = Date.now() + seconds * 1000;
     while (!stopping) {
+      if (child && (child.exitCode !== null || child.signalCode !== null)) {
+        console.error(`${what} stopped before it answered.`);
+        return stop(1);
+      }
       const ok = await fetch(url).then(
         (r) => r.ok,
         () => false,

@@ -36,6 +36,7 @@ import { connectionOptions } from './connection-timeouts';
 import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
@@ -56,6 +57,8 @@ export async function buildPlatform(
   options: PlatformOptions = {},
 ): Promise<FastifyInstance> {
   const clock = options.clock ?? Date.now;
+  // Secrets and generated files live there whichever database and store hold the rest.
+  mkdirSync(config.dataDir, { recursive: true });
   const db = await openDatabase(config);
   if (config.demoSeed) await seedDemoData(db, config, clock());
   const blobs = createFsBlobStore(join(config.dataDir, 'blobs'));
