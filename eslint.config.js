@@ -51,7 +51,7 @@ const boundaryPolicies = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'data', 'test-results', 'playwright-report', '.tmp'] },
+  { ignores: ['node_modules', 'dist', 'data', 'test-results', 'playwright-report', '.tmp', '.cluster'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
