@@ -28,7 +28,6 @@ export async function seedDemoData(db: DB, config: PlatformConfig, now = Date.no
 const seedLockKey = 7_240_315;
 
 async function seed(db: DB, config: PlatformConfig, now: number) {
-
   const password = config.demoPassword;
   const investor = await createUser(
     db,

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Role } from '../../shared/api/me';
 import type { PlatformContext } from '../context';
+import { accessTokenCaller } from '../db/repositories/oauth';
 import { insufficientScope, invalidToken } from '../errors';
 import { sha256 } from '../security/secrets';
 import type { Scope } from './authorize-request';
@@ -27,22 +28,7 @@ const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function bearerAuthentication(ctx: PlatformContext) {
   async function lookUp(tokenHash: string, now: number): Promise<Caller> {
-    const found = await ctx.db
-      .selectFrom('access_tokens')
-      .innerJoin('grants', 'grants.id', 'access_tokens.grant_id')
-      .innerJoin('users', 'users.id', 'grants.user_id')
-      .select([
-        'users.id as userId',
-        'users.role',
-        'access_tokens.scope',
-        'access_tokens.expires_at',
-        'grants.id as grantId',
-      ])
-      .where('access_tokens.token_hash', '=', tokenHash)
-      .where('access_tokens.expires_at', '>', now)
-      .where('access_tokens.revoked_at', 'is', null)
-      .where('grants.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const found = await accessTokenCaller(ctx.db, tokenHash, now);
     if (!found) throw invalidToken('The access token is invalid, expired or revoked.');
     const caller = { userId: found.userId, role: found.role, scope: found.scope as Scope };
     ctx.accessTokens.set(tokenHash, caller, found.grantId, found.expires_at, now);

@@ -1,4 +1,5 @@
 import type { DB } from '../db/database';
+import { clientById, insertClient } from '../db/repositories/oauth';
 import type { OAuthClient } from '../db/schema';
 import { randomToken, safeEqual, sha256 } from '../security/secrets';
 
@@ -13,16 +14,13 @@ export async function createClient(db: DB, input: NewClient, now = Date.now()) {
   for (const uri of input.redirectUris) assertRedirectUri(uri);
   const clientId = input.clientId ?? randomToken(16);
   const clientSecret = randomToken(32);
-  await db
-    .insertInto('oauth_clients')
-    .values({
-      client_id: clientId,
-      name: input.name,
-      secret_hash: sha256(clientSecret),
-      redirect_uris: JSON.stringify(input.redirectUris),
-      created_at: now,
-    })
-    .execute();
+  await insertClient(db, {
+    clientId,
+    name: input.name,
+    secretHash: sha256(clientSecret),
+    redirectUris: input.redirectUris,
+    createdAt: now,
+  });
   return { client_id: clientId, client_secret: clientSecret };
 }
 
@@ -38,9 +36,7 @@ export function assertRedirectUri(uri: string) {
   if (url.hash || uri.includes('#')) throw new Error(`Redirect URI must not have a fragment: ${uri}`);
 }
 
-export async function findClient(db: DB, clientId: string): Promise<OAuthClient | undefined> {
-  return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-}
+export const findClient = clientById;
 
 export const redirectUrisOf = (client: OAuthClient): string[] => JSON.parse(client.redirect_uris) as string[];
 

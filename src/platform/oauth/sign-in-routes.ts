@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { apiPaths } from '../../shared/api/paths';
 import type { PlatformContext } from '../context';
+import { hasConsent, insertCode, recordConsent } from '../db/repositories/oauth';
 import { PageError } from '../errors';
 import { findUserByEmail } from '../users/users';
 import { dummyPasswordHash, verifyPassword } from '../security/passwords';
@@ -130,31 +131,22 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
   ) {
     const code = randomToken(32);
     const now = ctx.clock();
-    await ctx.db
-      .insertInto('authorization_codes')
-      .values({
-        code_hash: sha256(code),
-        client_id: request.client.client_id,
-        user_id: userId,
-        redirect_uri: request.redirectUri,
-        scope: request.scope,
-        state: request.state,
-        code_challenge: request.codeChallenge,
-        created_at: now,
-        expires_at: now + codeLifetimeMs,
-      })
-      .execute();
+    await insertCode(ctx.db, {
+      codeHash: sha256(code),
+      clientId: request.client.client_id,
+      userId,
+      redirectUri: request.redirectUri,
+      scope: request.scope,
+      state: request.state,
+      codeChallenge: request.codeChallenge,
+      createdAt: now,
+      expiresAt: now + codeLifetimeMs,
+    });
     return redirect(reply, status, redirectTo(request.redirectUri, { code, state: request.state, iss }));
   }
 
-  const hasConsent = async (userId: number, request: AuthorizeRequest) =>
-    (await ctx.db
-      .selectFrom('consents')
-      .select('user_id')
-      .where('user_id', '=', userId)
-      .where('client_id', '=', request.client.client_id)
-      .where('scope', '=', request.scope)
-      .executeTakeFirst()) !== undefined;
+  const consented = (userId: number, request: AuthorizeRequest) =>
+    hasConsent(ctx.db, userId, request.client.client_id, request.scope);
 
   function loginPage(
     request: FastifyRequest,
@@ -180,7 +172,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       return loginPage(request, reply, withoutPrompt(request.url), {
         clientName: authorizeRequest.client.name,
       });
-    if (await hasConsent(user.id, authorizeRequest))
+    if (await consented(user.id, authorizeRequest))
       return redirectWithCode(reply, 302, authorizeRequest, user.id);
     const html = renderConsentPage({
       action: apiPaths.authorize,
@@ -214,16 +206,13 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         new RedirectableError(redirectUri, 'access_denied', 'The user declined.', state),
       );
     }
-    await ctx.db
-      .insertInto('consents')
-      .values({
-        user_id: user.id,
-        client_id: authorizeRequest.client.client_id,
-        scope: authorizeRequest.scope,
-        created_at: ctx.clock(),
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await recordConsent(
+      ctx.db,
+      user.id,
+      authorizeRequest.client.client_id,
+      authorizeRequest.scope,
+      ctx.clock(),
+    );
     return redirectWithCode(reply, 303, authorizeRequest, user.id);
   });
 

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context';
+import { replaceSession, sessionUser } from '../db/repositories/oauth';
 import { PageError } from '../errors';
 import { hmac, randomToken, safeEqual, sha256 } from '../security/secrets';
 
@@ -20,13 +21,7 @@ function cookieOptions(ctx: PlatformContext) {
 export async function currentUser(ctx: PlatformContext, request: FastifyRequest) {
   const token = request.cookies[sessionCookie];
   if (!token) return undefined;
-  return ctx.db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select(['users.id', 'users.email', 'users.role'])
-    .where('sessions.token_hash', '=', sha256(token))
-    .where('sessions.expires_at', '>', ctx.clock())
-    .executeTakeFirst();
+  return sessionUser(ctx.db, sha256(token), ctx.clock());
 }
 
 /**
@@ -41,18 +36,14 @@ export async function startSession(
 ) {
   const token = randomToken();
   const now = ctx.clock();
-  await ctx.db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
   const previous = request.cookies[sessionCookie];
-  if (previous) await ctx.db.deleteFrom('sessions').where('token_hash', '=', sha256(previous)).execute();
-  await ctx.db
-    .insertInto('sessions')
-    .values({
-      token_hash: sha256(token),
-      user_id: userId,
-      created_at: now,
-      expires_at: now + sessionLifetimeMs,
-    })
-    .execute();
+  await replaceSession(ctx.db, {
+    tokenHash: sha256(token),
+    previousHash: previous ? sha256(previous) : undefined,
+    userId,
+    now,
+    expiresAt: now + sessionLifetimeMs,
+  });
   reply.setCookie(sessionCookie, token, { ...cookieOptions(ctx), maxAge: sessionLifetimeMs / 1000 });
 }
 

@@ -5,6 +5,15 @@ import { z } from 'zod';
 import { apiPaths } from '../../shared/api/paths';
 import { oauthErrorSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
+import {
+  claimCode,
+  codeByHash,
+  grantIdsOfCode,
+  insertGrant,
+  refreshTokenWithGrant,
+  revokeAccessTokenOfClient,
+  rotateRefreshToken,
+} from '../db/repositories/oauth';
 import type { OAuthClient } from '../db/schema';
 import { OAuthError } from '../errors';
 import { sha256, safeEqual } from '../security/secrets';
@@ -79,11 +88,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
   /** Authorization code grant: each check a small step, in an order that never lets a forger revoke. */
   async function redeemCode(client: OAuthClient, shape: 'json' | 'form', fields: Record<string, string>) {
     if (!fields.code) throw new OAuthError('invalid_request', 'code is required.');
-    const code = await ctx.db
-      .selectFrom('authorization_codes')
-      .selectAll()
-      .where('code_hash', '=', sha256(fields.code))
-      .executeTakeFirst();
+    const code = await codeByHash(ctx.db, sha256(fields.code));
     if (!code || code.client_id !== client.client_id) throw grantInvalid('The code is invalid.');
     if (ctx.clock() > code.expires_at) throw grantInvalid('The code has expired.');
 
@@ -107,55 +112,27 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
 
     return ctx.db.transaction().execute(async (trx) => {
       const now = ctx.clock();
-      const claimed = await trx
-        .updateTable('authorization_codes')
-        .set({ used_at: now })
-        .where('id', '=', code.id)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      if (claimed.numUpdatedRows === 0n) {
+      if (!(await claimCode(trx, code.id, now))) {
         // A second redemption by the rightful client: whoever holds the first tokens may be an attacker.
-        const grants = await trx
-          .selectFrom('grants')
-          .select('id')
-          .where('authorization_code_id', '=', code.id)
-          .execute();
-        for (const grant of grants) await revokeGrant(ctx, trx, grant.id);
+        for (const grantId of await grantIdsOfCode(trx, code.id)) await revokeGrant(ctx, trx, grantId);
         return undefined;
       }
-      const grant = await trx
-        .insertInto('grants')
-        .values({
-          client_id: client.client_id,
-          user_id: code.user_id,
-          scope: code.scope,
-          authorization_code_id: code.id,
-          created_at: now,
-          expires_at: now + ctx.config.refreshTokenTtl * 1000,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return issueTokens(ctx, trx, grant.id, code.scope);
+      const grantId = await insertGrant(trx, {
+        clientId: client.client_id,
+        userId: code.user_id,
+        scope: code.scope,
+        codeId: code.id,
+        createdAt: now,
+        expiresAt: now + ctx.config.refreshTokenTtl * 1000,
+      });
+      return issueTokens(ctx, trx, grantId, code.scope);
     });
   }
 
   /** Refresh grant: rotate the refresh token; a rotated one used again ends the family. */
   async function refresh(client: OAuthClient, fields: Record<string, string>) {
     if (!fields.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.');
-    const found = await ctx.db
-      .selectFrom('refresh_tokens')
-      .innerJoin('grants', 'grants.id', 'refresh_tokens.grant_id')
-      .select([
-        'refresh_tokens.token_hash',
-        'refresh_tokens.rotated_at',
-        'grants.id as grant_id',
-        'grants.client_id',
-        'grants.scope',
-        'grants.expires_at',
-        'grants.revoked_at',
-      ])
-      .where('refresh_tokens.token_hash', '=', sha256(fields.refresh_token))
-      .executeTakeFirst();
+    const found = await refreshTokenWithGrant(ctx.db, sha256(fields.refresh_token));
     if (!found || found.client_id !== client.client_id) throw grantInvalid('The refresh token is invalid.');
     if (found.revoked_at !== null) throw grantInvalid('The refresh token has been revoked.');
     if (ctx.clock() >= found.expires_at) throw grantInvalid('The refresh token has expired; sign in again.');
@@ -169,13 +146,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     }
 
     return ctx.db.transaction().execute(async (trx) => {
-      const rotated = await trx
-        .updateTable('refresh_tokens')
-        .set({ rotated_at: ctx.clock() })
-        .where('token_hash', '=', found.token_hash)
-        .where('rotated_at', 'is', null)
-        .executeTakeFirst();
-      if (rotated.numUpdatedRows === 0n) {
+      if (!(await rotateRefreshToken(trx, found.token_hash, ctx.clock()))) {
         await revokeGrant(ctx, trx, found.grant_id);
         return undefined;
       }
@@ -243,26 +214,13 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       const client = await authenticateClient(ctx, request, fields);
       if (!fields.token) throw new OAuthError('invalid_request', 'token is required.');
       const hash = sha256(fields.token);
-      const refreshToken = await ctx.db
-        .selectFrom('refresh_tokens')
-        .innerJoin('grants', 'grants.id', 'refresh_tokens.grant_id')
-        .select(['grants.id', 'grants.client_id'])
-        .where('refresh_tokens.token_hash', '=', hash)
-        .executeTakeFirst();
+      const refreshToken = await refreshTokenWithGrant(ctx.db, hash);
       if (refreshToken && refreshToken.client_id === client.client_id) {
-        await revokeGrant(ctx, ctx.db, refreshToken.id);
+        await revokeGrant(ctx, ctx.db, refreshToken.grant_id);
       } else {
         // Unknown tokens and other clients' tokens: 200 and no effect (RFC 7009 2.2).
         ctx.accessTokens.forgetToken(hash);
-        await ctx.db
-          .updateTable('access_tokens')
-          .set({ revoked_at: ctx.clock() })
-          .where('token_hash', '=', hash)
-          .where('revoked_at', 'is', null)
-          .where('grant_id', 'in', (qb) =>
-            qb.selectFrom('grants').select('id').where('client_id', '=', client.client_id),
-          )
-          .execute();
+        await revokeAccessTokenOfClient(ctx.db, hash, client.client_id, ctx.clock());
       }
       return reply.code(200).send(undefined);
     },

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { PlatformContext } from '../context';
-import type { Database } from '../db/schema';
+import type { DB } from '../db/database';
+import { insertTokenPair, markGrantRevoked } from '../db/repositories/oauth';
 import { randomToken, sha256 } from '../security/secrets';
 
 /** The flat token response of spec 2.1, plus the standard `expires_in` and `scope`. */
@@ -15,27 +15,21 @@ export interface TokenResponse {
 /** Issues a new access and refresh token pair in a grant (the token family). */
 export async function issueTokens(
   ctx: PlatformContext,
-  trx: Kysely<Database>,
+  trx: DB,
   grantId: number,
   scope: string,
 ): Promise<TokenResponse> {
   const now = ctx.clock();
   const accessToken = randomToken();
   const refreshToken = randomToken();
-  await trx
-    .insertInto('access_tokens')
-    .values({
-      token_hash: sha256(accessToken),
-      grant_id: grantId,
-      scope,
-      created_at: now,
-      expires_at: now + ctx.config.accessTokenTtl * 1000,
-    })
-    .execute();
-  await trx
-    .insertInto('refresh_tokens')
-    .values({ token_hash: sha256(refreshToken), grant_id: grantId, created_at: now })
-    .execute();
+  await insertTokenPair(trx, {
+    grantId,
+    scope,
+    accessHash: sha256(accessToken),
+    refreshHash: sha256(refreshToken),
+    now,
+    accessExpiresAt: now + ctx.config.accessTokenTtl * 1000,
+  });
   return {
     token_type: 'bearer',
     access_token: accessToken,
@@ -46,12 +40,7 @@ export async function issueTokens(
 }
 
 /** Ends a whole token family: every access and refresh token issued in it stops working. */
-export async function revokeGrant(ctx: PlatformContext, db: Kysely<Database>, grantId: number) {
+export async function revokeGrant(ctx: PlatformContext, db: DB, grantId: number) {
   ctx.accessTokens.forgetGrant(grantId);
-  await db
-    .updateTable('grants')
-    .set({ revoked_at: ctx.clock() })
-    .where('id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await markGrantRevoked(db, grantId, ctx.clock());
 }
