@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { fileTypesFor } from '../../../shared/assets/file-types';
@@ -6,9 +6,9 @@ import { focusCard } from '../../features/assets/components/asset-card';
 import { AssetSlot } from '../../features/assets/components/asset-slot';
 import {
   accountQuery,
-  entityFilesQuery,
   entityKeys,
   uploadedHereQuery,
+  useEntityFiles,
 } from '../../features/entities/api/queries';
 import { entityHref, kindOfSlug, kindOfType } from '../../features/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
@@ -35,7 +35,7 @@ export function EntityPage() {
 
 function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const { platform } = useServices();
-  const entity = useInfiniteQuery(entityFilesQuery(platform, ref));
+  const entity = useEntityFiles(platform, ref);
   const listed = entity.data !== undefined && entity.data.files !== null;
   // A platform that does not list an entity's files: those uploaded from this browser, read back by id.
   const uploadedHere = useQuery({

@@ -1,4 +1,10 @@
-import { infiniteQueryOptions, queryOptions, type InfiniteData } from '@tanstack/react-query';
+import {
+  infiniteQueryOptions,
+  queryOptions,
+  useInfiniteQuery,
+  type InfiniteData,
+} from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { fileTypesFor } from '../../../../shared/assets/file-types';
 import { forgetUploads, keepFor, uploadsHere } from '../../../lib/browser-memory';
 import type { EntityFiles, EntityRef, StoredFile } from '../../../lib/platform/model';
@@ -42,6 +48,26 @@ export const entityFilesQuery = (platform: Platform, ref: EntityRef) =>
     getNextPageParam: (last) => last.next,
     select: joinPages,
   });
+
+/**
+ * `entityFilesQuery` as a page uses it. Reading the pages again (after an upload, on coming back to
+ * the tab) starts each page where the fresh one before it ends, so files added meanwhile push the
+ * oldest ones shown onto a page not loaded: the next page is loaded until every file shown before
+ * is shown again (ids grow as files arrive, so the oldest shown has the lowest id).
+ */
+export function useEntityFiles(platform: Platform, ref: EntityRef) {
+  const query = useInfiniteQuery(entityFilesQuery(platform, ref));
+  const { data, hasNextPage, isFetching, fetchNextPage } = query;
+  const oldestShown = useRef<number | null>(null);
+  useEffect(() => {
+    const files = data?.files;
+    if (!files || files.length === 0 || isFetching) return;
+    const oldest = Math.min(...files.map((file) => file.id));
+    if (oldestShown.current !== null && oldest > oldestShown.current && hasNextPage) void fetchNextPage();
+    else oldestShown.current = oldest;
+  }, [data, hasNextPage, isFetching, fetchNextPage]);
+  return query;
+}
 
 const singleFileTypes = (ref: EntityRef) =>
   fileTypesFor(ref.type)
