@@ -122,7 +122,7 @@ function scrollableWindow() {
   }
   globalThis.IntersectionObserver = Observer as unknown as typeof IntersectionObserver;
   return {
-    /** The button came into view: what a browser reports to the observers watching it. */
+    /** The button came near the screen: what a browser reports to the observers watching it. */
     scrollToButton() {
       for (const entry of watching.filter((w) => w.live && w.target))
         entry.callback(
@@ -170,7 +170,12 @@ describe('an entity whose files come a page at a time', () => {
       act(() => window.scrollToButton());
       await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(4));
       expect(announced()).toContain('2 more files shown.');
-      // Still in view after the page came (its cards went in above): the next one comes too.
+      // Only coming near loads: staying near does not go on by itself to the end of the list.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(asked.filter((path) => path.includes('cursor='))).toEqual([
+        '/v2/core/products/7/assets?cursor=2',
+      ]);
+      // Scrolled on to it again: the next page.
       act(() => window.scrollToButton());
       await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(6));
       expect(announced()).toContain('2 more files shown: all 6 files are shown.');

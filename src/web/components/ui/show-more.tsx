@@ -5,9 +5,12 @@ const aheadOfScrolling = '0px 0px 600px 0px';
 
 /**
  * "Show more" for a list that arrives a page at a time: a button anyone can reach and press, which
- * also presses itself when scrolling brings it near (IntersectionObserver), so that scrolling on
- * loads the rest. It does not press itself while a page is loading, nor after a failure: then the
- * person chooses to try again. `buttonRef` is the caller's, to tell whether the button has focus.
+ * also presses itself each time scrolling brings it near (IntersectionObserver), so that scrolling
+ * on loads the rest. Only coming near counts, not staying there: where a page's items go in above
+ * the screen (the browser then keeps what is on screen in place), the button stays where it was, and
+ * loading on by itself would go on to the end of a list of any length. It does not press itself
+ * while a page is loading, nor after a failure (the person then chooses to try again).
+ * `buttonRef` is the caller's, to tell whether the button has focus.
  */
 export function ShowMore({
   label,
@@ -22,26 +25,25 @@ export function ShowMore({
   onMore: () => void;
   buttonRef: RefObject<HTMLButtonElement | null>;
 }) {
-  const more = useRef(onMore);
+  const latest = useRef({ onMore, ready: !loading && !failed });
   useEffect(() => {
-    more.current = onMore;
-  }, [onMore]);
+    latest.current = { onMore, ready: !loading && !failed };
+  }, [onMore, loading, failed]);
 
-  // Observed anew after each page: a button still in view once the new items are in (they went in
-  // above it) is reported at once, and the next page comes. Browsers without the observer (and
-  // jsdom) have the button.
+  // Browsers without the observer (and jsdom) have the button.
   useEffect(() => {
     const target = buttonRef.current;
-    if (!target || loading || failed || typeof IntersectionObserver === 'undefined') return;
+    if (!target || typeof IntersectionObserver === 'undefined') return;
     const observer = new IntersectionObserver(
       (entries) => {
-        if (entries.some((entry) => entry.isIntersecting)) more.current();
+        const came = entries.some((entry) => entry.isIntersecting);
+        if (came && latest.current.ready) latest.current.onMore();
       },
       { rootMargin: aheadOfScrolling },
     );
     observer.observe(target);
     return () => observer.disconnect();
-  }, [buttonRef, loading, failed]);
+  }, [buttonRef]);
 
   return (
     <button
