@@ -62,7 +62,7 @@ export function useEntityFiles(platform: Platform, ref: EntityRef) {
   useEffect(() => {
     const files = data?.files;
     if (!files || files.length === 0 || isFetching) return;
-    const oldest = Math.min(...files.map((file) => file.id));
+    const oldest = files.reduce((lowest, file) => Math.min(lowest, file.id), Infinity);
     if (oldestShown.current !== null && oldest > oldestShown.current && hasNextPage) void fetchNextPage();
     else oldestShown.current = oldest;
   }, [data, hasNextPage, isFetching, fetchNextPage]);
