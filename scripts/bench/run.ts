@@ -9,6 +9,7 @@
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8′, S9, S1p, S2p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
+ *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issuerToken, median, printRows, throughput, waitFor } from './common';
+import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
 import { benchThumbnails } from './thumbnails';
 import { benchWebVitals } from './web-vitals';
@@ -33,6 +35,10 @@ if (process.env.BENCH_ONLY === 'thumbnails') {
 }
 if (process.env.BENCH_ONLY === 'web') {
   printRows(await benchWebVitals());
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'paging') {
+  printRows(await benchPaging());
   process.exit(0);
 }
 
@@ -202,3 +208,4 @@ try {
 if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
+if (!process.env.BENCH_ONLY) printRows(await benchPaging());

@@ -1,20 +1,25 @@
 import { z } from 'zod';
-import { defaultPageSize, maxPageSize } from '../shared/api/paging';
+import { listPageSizes, type PageSizes } from '../shared/api/paging';
 import { validationFailed } from './errors';
 
 /**
- * `?cursor=…&limit=…` of every paged list (src/shared/api/paging.ts). The limit is plain decimal
- * digits, as ids are; above the maximum it is taken as the maximum.
+ * `?cursor=…&limit=…` of a paged list (src/shared/api/paging.ts). The limit is plain decimal digits,
+ * as ids are; above the maximum it is taken as the maximum.
  */
-export const pageQuery = {
-  cursor: z.string().max(200).optional().describe('Opaque: the next_cursor of the page before.'),
-  limit: z
-    .string()
-    .regex(/^[1-9][0-9]{0,5}$/, 'must be a whole number from 1')
-    .optional()
-    .transform((limit) => (limit === undefined ? defaultPageSize : Math.min(Number(limit), maxPageSize)))
-    .describe(`Items per page: ${defaultPageSize} unless given, at most ${maxPageSize}.`),
-};
+export function pageQueryOf(sizes: PageSizes) {
+  return {
+    cursor: z.string().max(200).optional().describe('Opaque: the next_cursor of the page before.'),
+    limit: z
+      .string()
+      .regex(/^[1-9][0-9]{0,5}$/, 'must be a whole number from 1')
+      .optional()
+      .transform((limit) => (limit === undefined ? sizes.default : Math.min(Number(limit), sizes.max)))
+      .describe(`Items per page: ${sizes.default} unless given, at most ${sizes.max}.`),
+  };
+}
+
+/** The query of the lists paged by `listPageSizes`. */
+export const pageQuery = pageQueryOf(listPageSizes);
 
 /**
  * A cursor is where the last page ended: the list it belongs to and the sort key of its last item,

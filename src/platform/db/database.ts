@@ -18,6 +18,7 @@ import * as m0001 from './migrations/0001-identity-and-entities';
 import * as m0002 from './migrations/0002-assets';
 import * as m0003 from './migrations/0003-accreditation-history';
 import * as m0004 from './migrations/0004-pending-thumbnails';
+import * as m0005 from './migrations/0005-entity-asset-pages';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
 const migrations: Record<string, DialectMigration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, DialectMigration> = {
   '0002-assets': m0002,
   '0003-accreditation-history': m0003,
   '0004-pending-thumbnails': m0004,
+  '0005-entity-asset-pages': m0005,
 };
 
 /**

@@ -2,23 +2,23 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accreditationSchema } from '../../shared/api/accreditations';
-import { entityPath, entityPaths } from '../../shared/api/entities';
+import { entityPaths } from '../../shared/api/entities';
+import { assetPageSchema, nextAssetsLinkSchema } from '../../shared/api/entity-assets';
 import { assetableTypes, type AssetableType } from '../../shared/api/me';
 import { problemSchema } from '../../shared/api/problem';
+import { assetPageSizes } from '../../shared/api/paging';
 import { productListSchema, productPartSchema, productSchema } from '../../shared/api/products';
-import { assetSchema } from '../../shared/assets/asset';
-import { fileTypes } from '../../shared/assets/file-types';
-import { entityAssetRows, toApiAsset } from '../assets/asset-records';
+import { fileTypeNames, fileTypes } from '../../shared/assets/file-types';
 import { idParams } from '../assets/asset-routes';
 import type { PlatformContext } from '../context';
 import { notFound } from '../errors';
-import { decodeCursor, pageQuery } from '../paging';
+import { decodeCursor, pageQuery, pageQueryOf } from '../paging';
 import { accreditationView } from './accreditations';
-import { canSeeAsset, type Entity, entityAccess, findEntity } from './entities';
+import { type Entity, entityAccess, findEntity } from './entities';
+import { assetListPath, visibleAssetPage } from './entity-assets';
 import { productList, productOf, productParts, readableProducts } from './products';
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
-const assetsSchema = z.array(assetSchema);
 
 const fileTypeSchema = z.object({
   file_type: z.string(),
@@ -35,7 +35,7 @@ const fileTypeSchema = z.object({
   crop_aspect: z.object({ ratio: z.number().nullable(), round: z.boolean() }).nullable(),
 });
 
-/** The entity if the caller may see it (else 404), and the assets of it they may see. */
+/** The entity if the caller may see it (else 404), and what they may do with its assets. */
 export async function visibleEntity(
   ctx: PlatformContext,
   request: FastifyRequest,
@@ -45,21 +45,20 @@ export async function visibleEntity(
   const entity = await findEntity(ctx, type, id);
   const access = entity ? entityAccess(request.caller, entity) : 'none';
   if (!entity || access === 'none') throw notFound(`No ${type} ${id}.`);
-  const assets = (await entityAssetRows(ctx, type, id))
-    .filter(({ row }) => canSeeAsset(request.caller, access, row))
-    .map(({ row, thumbnailId }) => toApiAsset(row, thumbnailId));
-  return { entity, access, assets };
+  return { entity, access };
 }
 
-const linksOf = (type: AssetableType, id: number) => ({ assets: `${entityPath(type, id)}/assets` });
+const linksOf = (type: AssetableType, id: number) => ({ assets: assetListPath({ type, id }) });
 const baseEntitySchema = z.object({
   id: z.number().int(),
   name: z.string(),
   links: z.object({ assets: z.string() }),
 });
 
+type EntitySchema = z.ZodObject<{ links: z.ZodObject<{ assets: z.ZodString }> }>;
+
 /** What each entity read answers beside its assets: the product's relations, the review state. */
-const entitySchemas: Record<AssetableType, z.ZodType> = {
+const entitySchemas: Record<AssetableType, EntitySchema> = {
   User: baseEntitySchema,
   Product: productSchema,
   Investment: productPartSchema,
@@ -67,6 +66,10 @@ const entitySchemas: Record<AssetableType, z.ZodType> = {
   Accreditation: accreditationSchema,
   IndicationOfInterest: baseEntitySchema,
 };
+
+/** An entity as its own read answers it: its links also lead to the page after the sideloaded one. */
+const withNextAssets = (schema: EntitySchema) =>
+  schema.extend({ links: schema.shape.links.extend({ next_assets: nextAssetsLinkSchema }) });
 
 async function entityBody(ctx: PlatformContext, request: FastifyRequest, entity: Entity) {
   const base = { id: entity.id, name: entity.name, links: linksOf(entity.type, entity.id) };
@@ -107,33 +110,57 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       `/v2/core/${plural}/:id`,
       {
         schema: {
-          summary: `Get a ${type} with its assets`,
+          summary: `Get a ${type} with the first page of its assets`,
           tags: ['entities'],
           security: [{ bearer: [] }],
           params: idParams,
           response: {
-            200: z.object({ [singular]: entitySchemas[type], assets: assetsSchema }),
+            // Typed loosely: a computed key would otherwise claim `assets` and `next_cursor` too.
+            200: assetPageSchema.extend({ [singular]: withNextAssets(entitySchemas[type]) as z.ZodType }),
             ...problems(401, 404),
           },
         },
       },
       async (request) => {
-        const { entity, assets } = await visibleEntity(ctx, request, type, request.params.id);
-        return { [singular]: await entityBody(ctx, request, entity), assets };
+        const visible = await visibleEntity(ctx, request, type, request.params.id);
+        const [body, page] = await Promise.all([
+          entityBody(ctx, request, visible.entity),
+          visibleAssetPage(ctx, request.caller, visible, { limit: assetPageSizes.default }),
+        ]);
+        const next = page.nextCursor && `${body.links.assets}?cursor=${page.nextCursor}`;
+        return {
+          [singular]: { ...body, links: { ...body.links, ...(next ? { next_assets: next } : {}) } },
+          assets: page.items,
+          next_cursor: page.nextCursor,
+        };
       },
     );
     route.get(
       `/v2/core/${plural}/:id/assets`,
       {
         schema: {
-          summary: `The assets of a ${type}`,
+          summary: `The assets of a ${type}, newest first, a page at a time`,
           tags: ['entities'],
           security: [{ bearer: [] }],
           params: idParams,
-          response: { 200: z.object({ assets: assetsSchema }), ...problems(401, 404) },
+          querystring: z.object({
+            ...pageQueryOf(assetPageSizes),
+            file_type: z
+              .enum(fileTypeNames)
+              .optional()
+              .describe(
+                'Only assets of this file type (limit=1: the newest, the one a single-file slot uses).',
+              ),
+          }),
+          response: { 200: assetPageSchema, ...problems(401, 404, 422) },
         },
       },
-      async (request) => ({ assets: (await visibleEntity(ctx, request, type, request.params.id)).assets }),
+      async (request) => {
+        const { cursor, limit, file_type: fileType } = request.query;
+        const visible = await visibleEntity(ctx, request, type, request.params.id);
+        const page = await visibleAssetPage(ctx, request.caller, visible, { cursor, limit, fileType });
+        return { assets: page.items, next_cursor: page.nextCursor };
+      },
     );
   }
 

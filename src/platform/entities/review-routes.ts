@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accreditationListSchema, accreditationSchema, historySchema } from '../../shared/api/accreditations';
 import { problemSchema } from '../../shared/api/problem';
+import { assetPageSizes } from '../../shared/api/paging';
 import { accreditationListStatuses } from '../../shared/api/review';
 import { idParams } from '../assets/asset-routes';
 import type { PlatformContext } from '../context';
@@ -11,6 +12,7 @@ import { decodeCursor, pageQuery } from '../paging';
 import { historyList, historyPage } from './accreditation-history';
 import { accreditationCursorLength, accreditationList, accreditationPage, decide } from './accreditations';
 import { findEntity } from './entities';
+import { visibleAssetPage } from './entity-assets';
 import { visibleEntity } from './entity-routes';
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
@@ -53,8 +55,10 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       const page = await accreditationPage(ctx.db, status, { after, limit });
       const accreditations = [];
       for (const accreditation of page.items) {
-        const { assets } = await visibleEntity(ctx, request, 'Accreditation', accreditation.id);
-        accreditations.push({ ...accreditation, assets });
+        // An accreditation holds a few documents; a page of the largest size holds them all.
+        const visible = await visibleEntity(ctx, request, 'Accreditation', accreditation.id);
+        const page = await visibleAssetPage(ctx, request.caller, visible, { limit: assetPageSizes.max });
+        accreditations.push({ ...accreditation, assets: page.items });
       }
       return { accreditations, next_cursor: page.nextCursor };
     },

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type TestPlatform } from '../testing/platform-server';
 
+interface Schema {
+  properties?: Record<string, Schema>;
+  required?: string[];
+  nullable?: boolean;
+}
 interface Operation {
   parameters?: { in: string; name: string; required?: boolean; schema?: { enum?: string[] } }[];
   requestBody?: { content: Record<string, unknown> };
-  responses: Record<string, { content?: Record<string, unknown> }>;
+  responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
 }
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
@@ -91,5 +96,23 @@ describe('AS2 the OpenAPI document says what the platform sends and takes', () =
 
   it('lists the authorization-server metadata', async () => {
     expect(mediaTypes('/.well-known/oauth-authorization-server', 'get', '200')).toEqual(['application/json']);
+  });
+
+  it('documents the paging of an entity’s assets, in the list and in the entity read', async () => {
+    const list = operation('/v2/core/products/{id}/assets', 'get');
+    expect((list.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)).toEqual([
+      'cursor',
+      'limit',
+      'file_type',
+    ]);
+    const listed = list.responses['200']?.content?.['application/json']?.schema;
+    expect(Object.keys(listed?.properties ?? {})).toEqual(['assets', 'next_cursor']);
+    expect(listed?.properties?.next_cursor?.nullable).toBe(true);
+    const read = operation('/v2/core/products/{id}', 'get').responses['200']?.content?.['application/json'];
+    const body = read?.schema?.properties;
+    expect(Object.keys(body ?? {})).toEqual(['assets', 'next_cursor', 'product']);
+    const links = body?.product?.properties?.links;
+    expect(Object.keys(links?.properties ?? {})).toEqual(['assets', 'next_assets']);
+    expect(links?.required).toEqual(['assets']);
   });
 });

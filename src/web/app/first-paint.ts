@@ -70,5 +70,5 @@ export function prefetchFirstPage(router: DataRouter, { session, platform, query
   const kind = kindOfSlug(page.params.kind ?? '');
   const id = Number(page.params.id);
   if (!kind || !/^\d+$/.test(page.params.id ?? '') || !Number.isSafeInteger(id) || id <= 0) return;
-  void queryClient.prefetchQuery(entityFilesQuery(platform, { type: kind.type, id }));
+  void queryClient.prefetchInfiniteQuery(entityFilesQuery(platform, { type: kind.type, id }));
 }

@@ -1,23 +1,25 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { fileTypesFor } from '../../../shared/assets/file-types';
+import { focusCard } from '../../features/assets/components/asset-card';
 import { AssetSlot } from '../../features/assets/components/asset-slot';
 import {
   accountQuery,
-  entityFilesQuery,
   entityKeys,
   uploadedHereQuery,
+  useEntityFiles,
 } from '../../features/entities/api/queries';
 import { entityHref, kindOfSlug, kindOfType } from '../../features/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
 import { reviewKeys } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
 import { usePageTitle } from '../../components/ui/page-title';
+import { ShowMore } from '../../components/ui/show-more';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { rememberOpened } from '../../lib/browser-memory';
 import { messageOf } from '../../lib/platform/errors';
-import type { EntityRef } from '../../lib/platform/model';
+import type { EntityRef, StoredFile } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
 import { NotFoundPage } from './not-found-page';
 
@@ -33,7 +35,7 @@ export function EntityPage() {
 
 function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const { platform } = useServices();
-  const entity = useQuery(entityFilesQuery(platform, ref));
+  const entity = useEntityFiles(platform, ref);
   const listed = entity.data !== undefined && entity.data.files !== null;
   // A platform that does not list an entity's files: those uploaded from this browser, read back by id.
   const uploadedHere = useQuery({
@@ -47,9 +49,10 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const title = name ?? `${label} ${ref.id}`;
   usePageTitle(title);
 
+  const opened = entity.data !== undefined;
   useEffect(() => {
-    if (entity.isSuccess) rememberOpened({ ...ref, ...(name ? { name } : {}) });
-  }, [entity.isSuccess, ref, name]);
+    if (opened) rememberOpened({ ...ref, ...(name ? { name } : {}) });
+  }, [opened, ref, name]);
 
   // An accreditation's history grows with every change to its files: read it again with the files.
   const queryClient = useQueryClient();
@@ -68,7 +71,8 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   }, [queryClient, reviewHere, reviewListed]);
 
   if (entity.isPending) return <Loading label={`Loading the ${label.toLowerCase()}…`} />;
-  if (entity.isError) {
+  // Once the entity is there, a page after the first that fails says so beside its "Try again".
+  if (entity.data === undefined) {
     return (
       <ErrorNotice title={`This ${label.toLowerCase()} could not be opened`}>
         <p>{messageOf(entity.error)}</p>
@@ -130,7 +134,85 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
           />
         ))}
       </div>
+      {listed && (
+        <MoreFiles
+          files={files}
+          more={entity.hasNextPage}
+          loading={entity.isFetchingNextPage}
+          error={entity.isFetchNextPageError ? entity.error : null}
+          onMore={() => void entity.fetchNextPage()}
+        />
+      )}
       {ref.type === 'Accreditation' && listed && <HistoryList accreditationId={ref.id} />}
     </>
+  );
+}
+
+/**
+ * The rest of an entity's files, where the platform pages them: "Show more files", pressed or
+ * scrolled to. Each page is announced; when the button had focus as the page was asked for (pressed
+ * from the keyboard, or reached with Tab, which scrolls it into view), focus moves on to the first
+ * new card, wherever its slot is, rather than staying below everything that came.
+ */
+function MoreFiles({
+  files,
+  more,
+  loading,
+  error,
+  onMore,
+}: {
+  files: StoredFile[];
+  more: boolean;
+  loading: boolean;
+  error: Error | null;
+  onMore: () => void;
+}) {
+  const button = useRef<HTMLButtonElement>(null);
+  const [said, setSaid] = useState('');
+  /** While a page is on its way: how many files there were, and whether the button had focus. */
+  const asked = useRef<{ from: number; focused: boolean } | null>(null);
+
+  useEffect(() => {
+    const page = asked.current;
+    if (page === null || loading) return;
+    asked.current = null;
+    if (error) return; // Said by the alert below, beside "Try again".
+    const added = files.slice(page.from);
+    setSaid(
+      `${added.length === 1 ? '1 more file' : `${added.length} more files`} shown` +
+        (more ? '.' : `: all ${files.length} files are shown.`),
+    );
+    // Focus stayed on the button, or went with it (the last page): on to what came.
+    const where = document.activeElement;
+    if (page.focused && (where === button.current || where === document.body || where === null))
+      added.some((file) => focusCard(file.id));
+  }, [files, loading, error, more]);
+
+  function ask() {
+    if (loading) return;
+    asked.current = { from: files.length, focused: document.activeElement === button.current };
+    onMore();
+  }
+
+  return (
+    <div className="more-files">
+      <p className="visually-hidden" role="status">
+        {said}
+      </p>
+      {error && (
+        <p className="field-error" role="alert">
+          More files could not be loaded. {messageOf(error)}
+        </p>
+      )}
+      {more && (
+        <ShowMore
+          label="Show more files"
+          loading={loading}
+          failed={error !== null}
+          onMore={ask}
+          buttonRef={button}
+        />
+      )}
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLoaderData, useLocation } from 'react-router';
 import { accountQuery, entityFilesQuery } from '../../features/entities/api/queries';
@@ -62,7 +62,7 @@ type OwnedEntity = Account['entities'][number];
  */
 function AccreditationReview({ entity }: { entity: OwnedEntity }) {
   const { platform } = useServices();
-  const read = useQuery({
+  const read = useInfiniteQuery({
     ...entityFilesQuery(platform, { type: entity.type, id: entity.id }),
     enabled: entity.review === undefined,
   });

@@ -41,6 +41,11 @@ export interface EntityFiles {
   /** The entity's name, when the platform said it. */
   name?: string;
   files: StoredFile[] | null;
+  /**
+   * The platform has more of its files than `files` (ours pages them): `platform.moreFiles` with this
+   * reads the next page. Absent where the list is whole, as on a platform that implements the spec.
+   */
+  next?: string;
   /** An accreditation's review, when the platform tells its owner (ours does). */
   review?: Review;
   /** Entities it leads to: a product's investments and team members, the product of either. */

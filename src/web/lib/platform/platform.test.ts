@@ -179,6 +179,106 @@ describe("an entity's files, in every shape the spec allows", () => {
   });
 });
 
+describe("an entity's files a page at a time (ours: next_cursor beside the assets)", () => {
+  const charter = (id: number) => specAsset({ id, name: `charter-${id}.pdf`, file_type: 'charter_document' });
+  const links = { assets: '/v2/core/products/7/assets' };
+
+  /** Our platform's answers: the read with page 1, and the list's later pages by cursor. */
+  function pagedPlatform(options: { logo?: boolean; filterIgnored?: boolean } = {}) {
+    server.use(
+      http.get(api('/v2/core/products/7'), () =>
+        HttpResponse.json({
+          product: { id: 7, name: 'Solar', links: { ...links, next_assets: `${links.assets}?cursor=c2` } },
+          assets: [charter(30), charter(29)],
+          next_cursor: 'c2',
+        }),
+      ),
+      http.get(api('/v2/core/products/7/assets'), ({ request }) => {
+        const query = new URL(request.url).searchParams;
+        const type = query.get('file_type');
+        if (type && !options.filterIgnored)
+          return HttpResponse.json({
+            assets: type === 'logo' && options.logo ? [specAsset({ id: 3 })] : [],
+            next_cursor: null,
+          });
+        if (query.get('cursor') === 'c2')
+          return HttpResponse.json({ assets: [charter(28), charter(27)], next_cursor: 'c3' });
+        if (query.get('cursor') === 'c3')
+          return HttpResponse.json({ assets: [specAsset({ id: 3 })], next_cursor: null });
+        return HttpResponse.json({ assets: [charter(30), charter(29)], next_cursor: 'c2' });
+      }),
+    );
+  }
+
+  it('gives the first page and where the next one is, then each page after it until the last', async () => {
+    pagedPlatform();
+    const seen = recordRequests();
+    const { platform } = platformFor(testConfig());
+    const first = await platform.entityFiles(product);
+    expect(first.files?.map((f) => f.id)).toEqual([30, 29]);
+    expect(first.next).toBe('/v2/core/products/7/assets?cursor=c2');
+    const second = await platform.moreFiles(product, first.next!);
+    expect(second.items.map((f) => f.id)).toEqual([28, 27]);
+    expect(second.next).toBe('/v2/core/products/7/assets?cursor=c3');
+    const last = await platform.moreFiles(product, second.next!);
+    expect(last).toEqual({ items: [expect.objectContaining({ id: 3, fileType: 'logo' })] });
+    expect(seen.map((r) => r.path)).toEqual([
+      '/v2/core/products/7',
+      '/v2/core/products/7/assets?cursor=c2',
+      '/v2/core/products/7/assets?cursor=c3',
+    ]);
+  });
+
+  it('pages a list it found at links.assets the same way', async () => {
+    pagedPlatform();
+    server.use(http.get(api('/v2/core/products/7'), () => HttpResponse.json({ product: { id: 7, links } })));
+    const first = await platformFor(testConfig()).platform.entityFiles(product);
+    expect(first.files?.map((f) => f.id)).toEqual([30, 29]);
+    expect(first.next).toBe('/v2/core/products/7/assets?cursor=c2');
+  });
+
+  it('brings the newest file of each single-file slot that the first page lacks, and only those', async () => {
+    pagedPlatform({ logo: true });
+    const seen = recordRequests();
+    const { platform } = platformFor(testConfig());
+    const first = await platform.entityFiles(product, {
+      newestOf: ['logo', 'cover_image', 'charter_document'],
+    });
+    expect(first.files?.map((f) => [f.id, f.fileType])).toEqual([
+      [30, 'charter_document'],
+      [29, 'charter_document'],
+      [3, 'logo'],
+    ]);
+    expect(first.next).toBe('/v2/core/products/7/assets?cursor=c2');
+    expect(seen.map((r) => r.path).sort()).toEqual([
+      '/v2/core/products/7',
+      '/v2/core/products/7/assets?file_type=cover_image&limit=1',
+      '/v2/core/products/7/assets?file_type=logo&limit=1',
+    ]);
+  });
+
+  it('takes nothing for a slot from a platform that ignores the file type asked for', async () => {
+    pagedPlatform({ filterIgnored: true });
+    const first = await platformFor(testConfig()).platform.entityFiles(product, { newestOf: ['logo'] });
+    expect(first.files?.map((f) => f.id)).toEqual([30, 29]);
+  });
+
+  it('C1: a list without a cursor is whole, as the spec’s are: nothing more is asked for', async () => {
+    server.use(
+      http.get(api('/v2/core/products/7'), () =>
+        HttpResponse.json({ product: { id: 7, name: 'Solar', links }, assets: [charter(30), specAsset()] }),
+      ),
+    );
+    const seen = recordRequests();
+    const answer = await platformFor(testConfig()).platform.entityFiles(product, {
+      newestOf: ['logo', 'cover_image'],
+    });
+    expect(answer.files?.map((f) => f.id)).toEqual([30, 11]);
+    expect(answer).not.toHaveProperty('next');
+    expect(seen.map((r) => r.path)).toEqual(['/v2/core/products/7']);
+  });
+});
+
 describe('updates the spec leaves open (4.6: response not shown)', () => {
   for (const [what, answer] of [
     ['200 with the asset', () => HttpResponse.json({ asset: specAsset({ name: 'New name' }) })],

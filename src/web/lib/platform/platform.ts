@@ -24,7 +24,7 @@ import {
   readEntity,
   readFile,
   readFileAnswer,
-  readFileList,
+  readFilePage,
   readHistoryEntry,
   readOffering,
   readPage,
@@ -42,8 +42,14 @@ export interface Platform {
   readonly capabilities: CapabilityStore;
   /** The signed-in user and what they own; null when the platform does not say (no `/me`). */
   account(): Promise<Account | null>;
-  /** An entity's name and files, as far as the platform lists them. */
-  entityFiles(ref: EntityRef): Promise<EntityFiles>;
+  /**
+   * An entity's name and files, as far as the platform lists them. Where it pages them (ours), the
+   * newest first, and `next` leads on; then the files of `newestOf`'s types (single-file slots) come
+   * too: the newest file of each, even when it is further on than the first page.
+   */
+  entityFiles(ref: EntityRef, options?: { newestOf?: readonly string[] }): Promise<EntityFiles>;
+  /** The page of an entity's files that an earlier one's `next` leads to. */
+  moreFiles(ref: EntityRef, next: string): Promise<Page<StoredFile>>;
   /** One file; null when it is gone (or not the person's to see). */
   file(id: number): Promise<StoredFile | null>;
   /** Rename, privacy, crop. Null: the change was made, but the file could not be read back. */
@@ -74,6 +80,14 @@ export interface Platform {
 function retryAfterMs(response: Response): number {
   const seconds = Number(response.headers.get('Retry-After'));
   return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 300) * 1000 : 1000;
+}
+
+/** A link of the platform with these query parameters set; absolute or a path, as it came. */
+function withQuery(link: string, parameters: Record<string, string>): string {
+  const absolute = /^https?:\/\//i.test(link);
+  const url = new URL(link, 'http://relative.invalid');
+  for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, value);
+  return absolute ? url.href : `${url.pathname}${url.search}`;
 }
 
 /** 404 or 405 on an endpoint beyond the spec: the platform does not have it. */
@@ -108,7 +122,10 @@ export function createPlatform(
     return found ?? null;
   }
 
-  async function entityFiles(ref: EntityRef): Promise<EntityFiles> {
+  async function entityFiles(
+    ref: EntityRef,
+    options: { newestOf?: readonly string[] } = {},
+  ): Promise<EntityFiles> {
     const template = config.entityPaths[ref.type];
     if (!template || can().entityReads === false) return { ref, files: null };
     const response = await http.send(template.replace(':id', String(ref.id)));
@@ -121,9 +138,52 @@ export function createPlatform(
     capabilities.learn({ entityReads: true });
     const { name, review, related } = answer;
     const about = { ref, name, ...(review ? { review } : {}), ...(related ? { related } : {}) };
-    if (!('filesAt' in answer)) return { ...about, files: answer.files };
-    const files = readFileList(await json(await http.send(answer.filesAt)));
-    return { ...about, files: files ?? null };
+    if ('files' in answer && answer.files === null) return { ...about, files: null };
+    const page = 'files' in answer ? answer : await filePage(ref, answer.filesAt);
+    if (!page) return { ...about, files: null };
+    const listAt = 'filesAt' in answer ? answer.filesAt : undefined;
+    // A cursor without the list's address cannot be followed: the first page is all there is to show.
+    if (!page.cursor || !listAt) return { ...about, files: page.files };
+    const newest = await newestOfTypes(ref, listAt, page.files, options.newestOf ?? []);
+    return { ...about, files: [...page.files, ...newest], next: withQuery(listAt, { cursor: page.cursor }) };
+  }
+
+  /** One page of a list of files at `link`, only the files of `ref` (a lenient reading). */
+  async function filePage(ref: EntityRef, link: string) {
+    const page = readFilePage(await json(await http.send(link)));
+    return (
+      page && {
+        ...page,
+        files: page.files.filter((f) => f.entity.type === ref.type && f.entity.id === ref.id),
+      }
+    );
+  }
+
+  async function moreFiles(ref: EntityRef, next: string): Promise<Page<StoredFile>> {
+    const page = await filePage(ref, next);
+    if (!page) throw new Error('The platform’s next page of files could not be read.');
+    return { items: page.files, ...(page.cursor ? { next: withQuery(next, { cursor: page.cursor }) } : {}) };
+  }
+
+  /**
+   * For each of `fileTypes` without a file on the first page, the newest file of that type (ours:
+   * `?file_type=…&limit=1`). A platform that ignores the filter answers other types, which are left
+   * out: its slot then shows what the pages hold.
+   */
+  async function newestOfTypes(
+    ref: EntityRef,
+    listAt: string,
+    first: StoredFile[],
+    fileTypes: readonly string[],
+  ) {
+    const missing = fileTypes.filter((type) => !first.some((f) => f.fileType === type));
+    const found = await Promise.all(
+      missing.map(async (fileType) => {
+        const page = await filePage(ref, withQuery(listAt, { file_type: fileType, limit: '1' }));
+        return page?.files.find((f) => f.fileType === fileType);
+      }),
+    );
+    return found.filter((file): file is StoredFile => file !== undefined);
   }
 
   async function file(id: number): Promise<StoredFile | null> {
@@ -280,6 +340,7 @@ export function createPlatform(
     capabilities,
     account,
     entityFiles,
+    moreFiles,
     file,
     update,
     remove,

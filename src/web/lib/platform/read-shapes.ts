@@ -80,6 +80,16 @@ export function readFileList(body: unknown): StoredFile[] | undefined {
   return list?.map((raw) => readFile(raw)).filter((file): file is StoredFile => file !== undefined);
 }
 
+/**
+ * A list of Assets and, where the platform pages it (ours: `next_cursor` beside `assets`), the cursor
+ * of the next page. No cursor: the list is whole, as the spec's lists are.
+ */
+export function readFilePage(body: unknown): { files: StoredFile[]; cursor?: string } | undefined {
+  const files = readFileList(body);
+  if (!files) return undefined;
+  return { files, ...optional('cursor', isObject(body) ? text(body.next_cursor) || undefined : undefined) };
+}
+
 /** An accreditation's review, where the platform says it (ours: `status`, `review_note`, …). */
 const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
 
@@ -110,9 +120,13 @@ function readRelated(entity: Json) {
   return related.length > 0 ? { related } : {};
 }
 
-/** Where an entity answer keeps its files, of the shapes the spec allows ("not shown"). */
+/**
+ * Where an entity answer keeps its files, of the shapes the spec allows ("not shown"): the files
+ * themselves (with the cursor of the next page where they are only the first, ours), or only the
+ * address of their list. `filesAt` is that address whenever the answer gives it.
+ */
 export type EntityAnswer = { name?: string; review?: Review; related?: EntityFilesRelated } & (
-  { files: StoredFile[] } | { filesAt: string } | { files: null }
+  { files: StoredFile[]; cursor?: string; filesAt?: string } | { filesAt: string } | { files: null }
 );
 type EntityFilesRelated = { type: AssetableType; id: number; name: string }[];
 
@@ -134,14 +148,22 @@ export function readEntity(body: unknown, ref: EntityRef, singular: string): Ent
     ...(ref.type === 'Accreditation' ? optional('review', readReview(entity)) : {}),
     ...readRelated(entity),
   };
-  const files = readFileList(entity.assets ?? body.assets) ?? readFileList(body[`${singular}_assets`]);
-  if (files)
-    return { ...about, files: files.filter((f) => f.entity.type === ref.type && f.entity.id === ref.id) };
   const link = isObject(entity.links)
     ? text(entity.links.assets)
     : isObject(body.links)
       ? text(body.links.assets)
       : undefined;
+  // The page travels with its cursor: inside the entity, or beside it at the top level (ours).
+  const sideloaded = readFilePage(entity) ?? readFilePage(body) ?? readFilePage(body[`${singular}_assets`]);
+  if (sideloaded) {
+    const { files, cursor } = sideloaded;
+    return {
+      ...about,
+      files: files.filter((f) => f.entity.type === ref.type && f.entity.id === ref.id),
+      ...optional('cursor', cursor),
+      ...optional('filesAt', link),
+    };
+  }
   return link ? { ...about, filesAt: link } : { ...about, files: null };
 }
 

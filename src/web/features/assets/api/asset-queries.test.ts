@@ -1,10 +1,12 @@
+import type { InfiniteData } from '@tanstack/react-query';
 import { act, waitFor } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityFiles } from '../../../lib/platform/model';
 import { readFile } from '../../../lib/platform/read-shapes';
 import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../../testing/platform-double';
 import { renderHookWith } from '../../../testing/render';
-import { useUpdateFile } from './asset-queries';
+import { useDeleteLater, useUpdateFile } from './asset-queries';
+import { deleteKey, waitingDeletes } from '../pending-deletes';
 
 const server = mockPlatform();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -58,5 +60,54 @@ describe('rename, privacy and crop show at once', () => {
     expect(shown()).toMatchObject({ private: true, crop: { x: 1, y: 2, width: 3, height: 4 } });
     // The look changed: a preview address asked for before would be stale.
     expect(shown().version).not.toBe(logo.version);
+  });
+});
+
+describe('an entity’s files in pages (the cache of a paged list)', () => {
+  const charter = readFile(specAsset({ id: 30, name: 'charter.pdf', file_type: 'charter_document' }))!;
+  const ref = { type: 'Product', id: 7 } as const;
+  const pages = (): InfiniteData<EntityFiles> => ({
+    pages: [
+      { ref, name: 'Solar', files: [charter], next: '/v2/core/products/7/assets?cursor=c2' },
+      { ref, files: [logo] },
+    ],
+    pageParams: [undefined, '/v2/core/products/7/assets?cursor=c2'],
+  });
+  const shownIn = (data: InfiniteData<EntityFiles> | undefined) =>
+    data?.pages.map((page) => page.files?.map((f) => f.name));
+
+  it('shows a change at once on the page the file is on, and rolls it back there', async () => {
+    let answer!: () => void;
+    server.use(
+      http.put(`${platformUrl}/v2/core/assets/11`, async () => {
+        await new Promise<void>((resolve) => (answer = resolve));
+        return HttpResponse.json({ errors: ['Name is taken'] }, { status: 422 });
+      }),
+    );
+    const { result, services } = renderHookWith(() => useUpdateFile(listKey));
+    services.queryClient.setQueryData(listKey, pages());
+    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(listKey);
+    act(() => result.current.mutate({ file: logo, changes: { name: 'Brand new.png' } }));
+    await waitFor(() => expect(shownIn(cached())).toEqual([['charter.pdf'], ['Brand new.png']]));
+    answer();
+    await waitFor(() => expect(result.current.isError).toBe(true));
+    expect(shownIn(cached())).toEqual([['charter.pdf'], ['logo.png']]);
+    // The pages stay pages: where the next one starts is kept.
+    expect(cached()?.pageParams).toEqual(pages().pageParams);
+  });
+
+  it('takes a deleted file out of the page it is on, once the platform has deleted it', async () => {
+    server.use(
+      http.delete(`${platformUrl}/v2/core/assets/11`, () => new HttpResponse(null, { status: 204 })),
+    );
+    const { result, services } = renderHookWith(() => useDeleteLater(listKey, () => undefined));
+    services.queryClient.setQueryData(listKey, pages());
+    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(listKey);
+    act(() => result.current(logo));
+    expect(waitingDeletes.isWaiting(deleteKey(logo.id))).toBe(true);
+    // Leaving the page sends what waits for its undo window at once.
+    act(() => void window.dispatchEvent(new Event('pagehide')));
+    await waitFor(() => expect(shownIn(cached())).toEqual([['charter.pdf'], []]));
+    expect(cached()?.pageParams).toEqual(pages().pageParams);
   });
 });

@@ -83,8 +83,21 @@ function applied(file: StoredFile, changes: FileChanges): StoredFile {
   return { ...rest, ...(crop ? { crop } : {}) };
 }
 
-const replaceIn = (data: EntityFiles | undefined, id: number, make: (file: StoredFile) => StoredFile) =>
-  data?.files ? { ...data, files: data.files.map((f) => (f.id === id ? make(f) : f)) } : data;
+/**
+ * The files of a cached list, changed: an entity's pages (`InfiniteData` of EntityFiles, the
+ * entities feature's query) or one list (EntityFiles: files uploaded from this browser). Data of
+ * any other shape is left as it is.
+ */
+function changeFiles<T>(data: T, change: (files: StoredFile[]) => StoredFile[]): T {
+  if (typeof data !== 'object' || data === null) return data;
+  if ('pages' in data && Array.isArray(data.pages))
+    return { ...data, pages: data.pages.map((page: unknown) => changeFiles(page, change)) };
+  const list = data as Partial<EntityFiles>;
+  return Array.isArray(list.files) ? { ...data, files: change(list.files) } : data;
+}
+
+const replaceIn = <T>(data: T, id: number, make: (file: StoredFile) => StoredFile) =>
+  changeFiles(data, (files) => files.map((f) => (f.id === id ? make(f) : f)));
 
 /**
  * Rename, privacy and crop: shown at once in the list's cached data, rolled back if the platform
@@ -99,8 +112,8 @@ export function useUpdateFile(listKey: QueryKey) {
       platform.update(file, changes),
     onMutate: async ({ file, changes }) => {
       await queryClient.cancelQueries({ queryKey: listKey });
-      const before = queryClient.getQueryData<EntityFiles>(listKey);
-      queryClient.setQueryData<EntityFiles>(listKey, (data) =>
+      const before = queryClient.getQueryData(listKey);
+      queryClient.setQueryData(listKey, (data: unknown) =>
         replaceIn(data, file.id, (f) => applied(f, changes)),
       );
       return { before };
@@ -111,7 +124,7 @@ export function useUpdateFile(listKey: QueryKey) {
     onSuccess: (stored, { file }) => {
       // Made, but not read back: the optimistic state stays until the list is read again.
       if (!stored) return queryClient.invalidateQueries({ queryKey: listKey });
-      queryClient.setQueryData<EntityFiles>(listKey, (data) => replaceIn(data, file.id, () => stored));
+      queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => stored));
     },
   });
 }
@@ -132,8 +145,8 @@ export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
         throw new Error(`${file.name} was not deleted: ${messageOf(error)}`);
       }
       forgetUploads([file.id]);
-      queryClient.setQueryData<EntityFiles>(listKey, (data) =>
-        data?.files ? { ...data, files: data.files.filter((f) => f.id !== file.id) } : data,
+      queryClient.setQueryData(listKey, (data: unknown) =>
+        changeFiles(data, (files) => files.filter((f) => f.id !== file.id)),
       );
       await queryClient.invalidateQueries({ queryKey: listKey });
     });

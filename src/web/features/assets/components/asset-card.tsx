@@ -139,6 +139,16 @@ function factsOf(file: StoredFile): string[] {
 }
 
 /**
+ * Moves focus to a file's card, to its first action (as after a delete, below); false when the file
+ * has no card on the page.
+ */
+export function focusCard(fileId: number): boolean {
+  const action = document.getElementById(`file-${fileId}`)?.querySelector<HTMLElement>('button');
+  action?.focus();
+  return action !== undefined && action !== null;
+}
+
+/**
  * Where focus goes once a card has left the list: the next card's first action, else the one before,
  * else the file's own "Undo", else the slot's heading. Never the top of the page. Found before the
  * card goes (its neighbours), and looked up once it has (the Undo it leaves behind).

@@ -1,4 +1,11 @@
-import { queryOptions } from '@tanstack/react-query';
+import {
+  infiniteQueryOptions,
+  queryOptions,
+  useInfiniteQuery,
+  type InfiniteData,
+} from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { fileTypesFor } from '../../../../shared/assets/file-types';
 import { forgetUploads, keepFor, uploadsHere } from '../../../lib/browser-memory';
 import type { EntityFiles, EntityRef, StoredFile } from '../../../lib/platform/model';
 import type { Platform } from '../../../lib/platform/platform';
@@ -22,8 +29,66 @@ export const accountQuery = (platform: Platform) =>
     staleTime: 60_000,
   });
 
+/**
+ * An entity's files, a page at a time where the platform pages them: the cache holds the pages as
+ * they came (useInfiniteQuery; reading it again reads every page loaded so far), and the app sees
+ * them as one list (`joinPages`). The first page also brings the file in use in each single-file
+ * slot, which on a long list may be pages away: newest first, a logo uploaded before 100 financial
+ * documents is not on the first page.
+ */
 export const entityFilesQuery = (platform: Platform, ref: EntityRef) =>
-  queryOptions({ queryKey: entityKeys.files(ref), queryFn: () => platform.entityFiles(ref) });
+  infiniteQueryOptions({
+    queryKey: entityKeys.files(ref),
+    queryFn: async ({ pageParam }): Promise<EntityFiles> => {
+      if (pageParam === undefined) return platform.entityFiles(ref, { newestOf: singleFileTypes(ref) });
+      const { items, next } = await platform.moreFiles(ref, pageParam);
+      return { ref, files: items, ...(next ? { next } : {}) };
+    },
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next,
+    select: joinPages,
+  });
+
+/**
+ * `entityFilesQuery` as a page uses it. Reading the pages again (after an upload, on coming back to
+ * the tab) starts each page where the fresh one before it ends, so files added meanwhile push the
+ * oldest ones shown onto a page not loaded: the next page is loaded until every file shown before
+ * is shown again (ids grow as files arrive, so the oldest shown has the lowest id).
+ */
+export function useEntityFiles(platform: Platform, ref: EntityRef) {
+  const query = useInfiniteQuery(entityFilesQuery(platform, ref));
+  const { data, hasNextPage, isFetching, fetchNextPage } = query;
+  const oldestShown = useRef<number | null>(null);
+  useEffect(() => {
+    const files = data?.files;
+    if (!files || files.length === 0 || isFetching) return;
+    const oldest = files.reduce((lowest, file) => Math.min(lowest, file.id), Infinity);
+    if (oldestShown.current !== null && oldest > oldestShown.current && hasNextPage) void fetchNextPage();
+    else oldestShown.current = oldest;
+  }, [data, hasNextPage, isFetching, fetchNextPage]);
+  return query;
+}
+
+const singleFileTypes = (ref: EntityRef) =>
+  fileTypesFor(ref.type)
+    .filter((t) => t.singleFile)
+    .map((t) => t.fileType);
+
+/**
+ * The pages as one list: the first page's entity with every file loaded so far, each once (a slot's
+ * file brought early comes again on its own page), and `next` when more are to come.
+ */
+export function joinPages(data: InfiniteData<EntityFiles, string | undefined>): EntityFiles {
+  const [first] = data.pages;
+  if (!first || first.files === null) return first ?? { ref: { type: 'User', id: 0 }, files: null };
+  const seen = new Set<number>();
+  const files = data.pages
+    .flatMap((page) => page.files ?? [])
+    .filter((file) => !seen.has(file.id) && Boolean(seen.add(file.id)));
+  const { next: _first, ...about } = first;
+  const next = data.pages.at(-1)?.next;
+  return { ...about, files, ...(next ? { next } : {}) };
+}
 
 /**
  * For an entity whose files the platform does not list: the ones uploaded from this browser, read back

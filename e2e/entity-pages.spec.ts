@@ -1,0 +1,69 @@
+import sharp from 'sharp';
+import type { Page } from '@playwright/test';
+import { addUser, expect, signIn, storedAccessToken, test } from './support/app';
+import { card, slot } from './support/page-parts';
+import { platformUrl } from './support/urls';
+
+/**
+ * An entity with more files than one page of the platform's list (100): the page shows the newest
+ * hundred, and the rest arrive as the person scrolls down to them.
+ */
+
+/** Uploads a file as the signed-in person, with the page's current token (renewed while it runs). */
+async function uploadAs(page: Page, fields: Record<string, string>, file: { name: string; buffer: Buffer }) {
+  await expect
+    .poll(
+      async () => {
+        const response = await page.request.post(`${platformUrl}/v2/core/assets`, {
+          headers: { authorization: `Bearer ${await storedAccessToken(page)}` },
+          multipart: { ...fields, file: { ...file, mimeType: 'image/png' } },
+        });
+        return response.status();
+      },
+      // Tokens live seconds here: a 401 is asked again once the page has renewed its token.
+      { timeout: 30_000 },
+    )
+    .toBe(201);
+}
+
+test('an entity with more than one page of files loads the rest when scrolled', async ({ page }) => {
+  test.setTimeout(240_000);
+  const investor = addUser('investor');
+  await signIn(page, investor.email);
+  const accreditation = investor.accreditation!;
+  const photo = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#3a6' } })
+    .png()
+    .toBuffer();
+  // 105 photos of a driver's licence, one after another: licence-000 is the oldest.
+  const name = (i: number) => `licence-${String(i).padStart(3, '0')}.png`;
+  for (let i = 0; i < 105; i++) {
+    await uploadAs(
+      page,
+      {
+        file_type: 'drivers_license',
+        assetable_type: 'Accreditation',
+        assetable_id: String(accreditation.id),
+      },
+      { name: name(i), buffer: photo },
+    );
+  }
+
+  await page.goto(`/accreditations/${accreditation.id}`);
+  const licence = slot(page, "Driver's licence");
+  const cards = licence.getByRole('list', { name: 'Files', exact: true }).getByRole('listitem');
+  // The first page: the newest hundred, newest first.
+  await expect(cards).toHaveCount(100);
+  await expect(cards.first()).toContainText(name(104));
+  await expect(card(licence, name(4))).toHaveCount(0);
+
+  // Scrolling down, as a person does, brings the other five as the end of the files comes near,
+  // without a click.
+  await page.mouse.move(200, 300);
+  await expect(async () => {
+    await page.mouse.wheel(0, 600);
+    await expect(cards).toHaveCount(105, { timeout: 500 });
+  }).toPass({ timeout: 60_000 });
+  await expect(cards.last()).toContainText(name(0));
+  await expect(page.getByRole('status').filter({ hasText: 'all 105 files are shown' })).toHaveCount(1);
+  await expect(page.getByRole('button', { name: 'Show more files' })).toHaveCount(0);
+});

@@ -1,0 +1,39 @@
+import { entityPath } from '../../shared/api/entities';
+import { entityAssetPage, type ApiAsset, toApiAsset } from '../assets/asset-records';
+import type { PlatformContext } from '../context';
+import type { Caller } from '../oauth/bearer';
+import { decodeCursor, pageOf, type Page } from '../paging';
+import { canSeeAsset, type Entity, type EntityAccess } from './entities';
+
+/**
+ * The address of an entity's asset list (`links.assets`), narrowed to one file type when given. It
+ * also names the list in its cursors: a cursor of another entity's list, or of the list narrowed
+ * otherwise, is refused rather than silently starting somewhere else.
+ */
+export function assetListPath(entity: Pick<Entity, 'type' | 'id'>, fileType?: string) {
+  const path = `${entityPath(entity.type, entity.id)}/assets`;
+  return fileType === undefined ? path : `${path}?file_type=${encodeURIComponent(fileType)}`;
+}
+
+/**
+ * One page of the assets of an entity the caller may read, newest first: the private ones only where
+ * the caller may see them (the same rule as every other read, `canSeeAsset`, applied in the query so
+ * that pages stay full and cursors exact). `cursor` is the `next_cursor` of the page before.
+ */
+export async function visibleAssetPage(
+  ctx: PlatformContext,
+  caller: Caller,
+  { entity, access }: { entity: Entity; access: EntityAccess },
+  page: { cursor?: string; limit: number; fileType?: string },
+): Promise<Page<ApiAsset>> {
+  const list = assetListPath(entity, page.fileType);
+  const before = decodeCursor(page.cursor, list, 1)?.[0];
+  const rows = await entityAssetPage(ctx, entity, {
+    before,
+    limit: page.limit,
+    fileType: page.fileType,
+    withPrivate: canSeeAsset(caller, access, { private: true }),
+  });
+  const { items, nextCursor } = pageOf(rows, page.limit, list, (row) => [row.id]);
+  return { items: items.map((row) => toApiAsset(row, row.thumbnail_id)), nextCursor };
+}

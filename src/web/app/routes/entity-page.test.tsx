@@ -1,0 +1,303 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../testing/platform-double';
+import { renderRoutes } from '../../testing/render';
+import { EntityPage } from './entity-page';
+
+/**
+ * An entity page where the platform gives its files a page at a time (ours: `next_cursor` beside the
+ * assets), and where it gives them all at once (the spec's lists).
+ */
+const server = mockPlatform();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const routes = [{ path: '/:kind/:id', element: <EntityPage /> }];
+const api = (path: string) => `${platformUrl}${path}`;
+
+const charter = (id: number) =>
+  specAsset({
+    id,
+    name: `charter-${id}.csv`,
+    file_type: 'charter_document',
+    content_type: 'text/csv',
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, id)).toISOString(),
+  });
+const logo = (id: number) =>
+  specAsset({
+    id,
+    name: `logo-${id}.png`,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, id)).toISOString(),
+  });
+
+type Asset = ReturnType<typeof specAsset>;
+
+/**
+ * Product 7 on a platform that pages as ours does: newest first, `pageSize` to a page, a cursor to
+ * the next, `?file_type=…&limit=1` for a type's newest file. The person owns it. Answers what was
+ * asked, in order, and lets a test make a later page fail.
+ */
+function pagedProduct(stored: Asset[], pageSize = 2) {
+  const asked: string[] = [];
+  const failing = { pages: 0 };
+  const newestFirst = () => [...stored].sort((a, b) => b.id - a.id);
+  const page = (from: number) => {
+    const all = newestFirst();
+    const next = from + pageSize < all.length ? String(from + pageSize) : null;
+    return { assets: all.slice(from, from + pageSize), next_cursor: next };
+  };
+  server.use(
+    http.get(api('/v2/core/me'), () =>
+      HttpResponse.json({
+        user: { id: 1, email: 'ida@x.test', name: 'Ida', role: 'issuer' },
+        entities: [{ type: 'Product', id: 7, name: 'Solar' }],
+      }),
+    ),
+    http.get(api('/v2/core/products/7'), () => {
+      asked.push('/v2/core/products/7');
+      const links = { assets: '/v2/core/products/7/assets' };
+      return HttpResponse.json({ product: { id: 7, name: 'Solar', links }, ...page(0) });
+    }),
+    http.get(api('/v2/core/products/7/assets'), ({ request }) => {
+      const url = new URL(request.url);
+      asked.push(url.pathname + url.search);
+      const fileType = url.searchParams.get('file_type');
+      if (fileType)
+        return HttpResponse.json({
+          assets: newestFirst()
+            .filter((a) => a.file_type === fileType)
+            .slice(0, 1),
+          next_cursor: null,
+        });
+      if (failing.pages > 0) {
+        failing.pages -= 1;
+        return HttpResponse.json({ errors: ['The platform is busy'] }, { status: 503 });
+      }
+      return HttpResponse.json(page(Number(url.searchParams.get('cursor') ?? 0)));
+    }),
+    http.get(api('/v2/core/assets/:id/download_url'), () =>
+      HttpResponse.json({ url: 'https://files.test/x' }),
+    ),
+  );
+  return { asked, failing };
+}
+
+/** The names of the cards in a slot's list of files, in order. */
+async function cardsOf(label: string) {
+  const slot = await screen.findByRole('region', { name: label });
+  const list = within(slot).queryByRole('list', { name: 'Files' });
+  return list
+    ? within(list)
+        .getAllByRole('listitem')
+        .map((card) => card.querySelector('.asset-name')?.textContent)
+    : [];
+}
+
+const announced = () =>
+  screen
+    .getAllByRole('status')
+    .map((status) => status.textContent)
+    .join(' ');
+
+/**
+ * jsdom has no IntersectionObserver: a stand-in that the test tells when the button is in view, as
+ * a browser would on scrolling (the e2e spec scrolls a real one).
+ */
+function scrollableWindow() {
+  const watching: { callback: IntersectionObserverCallback; target?: Element; live: boolean }[] = [];
+  class Observer {
+    entry: (typeof watching)[number];
+    constructor(callback: IntersectionObserverCallback) {
+      this.entry = { callback, live: true };
+      watching.push(this.entry);
+    }
+    observe(target: Element) {
+      this.entry.target = target;
+    }
+    disconnect() {
+      this.entry.live = false;
+    }
+  }
+  globalThis.IntersectionObserver = Observer as unknown as typeof IntersectionObserver;
+  return {
+    /** The button came near the screen: what a browser reports to the observers watching it. */
+    scrollToButton() {
+      for (const entry of watching.filter((w) => w.live && w.target))
+        entry.callback(
+          [{ isIntersecting: true, target: entry.target! } as IntersectionObserverEntry],
+          {} as IntersectionObserver,
+        );
+    },
+    restore() {
+      delete (globalThis as { IntersectionObserver?: unknown }).IntersectionObserver;
+    },
+  };
+}
+
+describe('an entity whose files come a page at a time', () => {
+  it('loads the next page from the keyboard, moves focus to its first card and says what came', async () => {
+    pagedProduct([charter(27), charter(28), charter(29), charter(30)]);
+    const user = userEvent.setup();
+    renderRoutes(routes, '/products/7');
+    await waitFor(async () =>
+      expect(await cardsOf('Charter document')).toEqual(['charter-30.csv', 'charter-29.csv']),
+    );
+    const more = screen.getByRole('button', { name: 'Show more files' });
+    more.focus();
+    await user.keyboard('{Enter}');
+    await waitFor(async () =>
+      expect(await cardsOf('Charter document')).toEqual([
+        'charter-30.csv',
+        'charter-29.csv',
+        'charter-28.csv',
+        'charter-27.csv',
+      ]),
+    );
+    await waitFor(() => expect(document.activeElement?.closest('li')?.id).toBe('file-28'));
+    expect(document.activeElement?.textContent).toBe('Open charter-28.csv');
+    expect(announced()).toContain('2 more files shown: all 4 files are shown.');
+    expect(screen.queryByRole('button', { name: 'Show more files' })).toBeNull();
+  });
+
+  it('loads on as the person scrolls, page after page, without taking their focus', async () => {
+    const window = scrollableWindow();
+    try {
+      const { asked } = pagedProduct([27, 28, 29, 30, 31, 32].map(charter));
+      renderRoutes(routes, '/products/7');
+      await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(2));
+      act(() => window.scrollToButton());
+      await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(4));
+      expect(announced()).toContain('2 more files shown.');
+      // Only coming near loads: staying near does not go on by itself to the end of the list.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(asked.filter((path) => path.includes('cursor='))).toEqual([
+        '/v2/core/products/7/assets?cursor=2',
+      ]);
+      // Scrolled on to it again: the next page.
+      act(() => window.scrollToButton());
+      await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(6));
+      expect(announced()).toContain('2 more files shown: all 6 files are shown.');
+      expect(document.activeElement).toBe(document.body);
+      expect(asked.filter((path) => path.includes('cursor='))).toEqual([
+        '/v2/core/products/7/assets?cursor=2',
+        '/v2/core/products/7/assets?cursor=4',
+      ]);
+    } finally {
+      window.restore();
+    }
+  });
+
+  it('says when a page could not be loaded, keeps what is shown, and tries again when asked', async () => {
+    const { failing } = pagedProduct([charter(27), charter(28), charter(29), charter(30)]);
+    failing.pages = 1;
+    const user = userEvent.setup();
+    renderRoutes(routes, '/products/7');
+    await user.click(await screen.findByRole('button', { name: 'Show more files' }));
+    expect((await screen.findByRole('alert')).textContent).toMatch(/^More files could not be loaded\. /);
+    expect(await cardsOf('Charter document')).toEqual(['charter-30.csv', 'charter-29.csv']);
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(4));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('shows the file in use in a single-file slot even when it is pages away, and earlier ones as they come', async () => {
+    // Two logos, then more charter documents than a page holds: newest first, no logo on page 1.
+    const { asked } = pagedProduct([logo(2), logo(3), charter(27), charter(28), charter(29), charter(30)]);
+    const user = userEvent.setup();
+    renderRoutes(routes, '/products/7');
+    await waitFor(async () => expect(await cardsOf('Logo')).toEqual(['logo-3.png']));
+    expect(await screen.findByRole('button', { name: 'Replace logo' })).toBeTruthy();
+    // Asked for each single-file slot that page 1 left without a file, and for nothing else.
+    expect(asked.filter((path) => path.includes('file_type=')).sort()).toEqual([
+      '/v2/core/products/7/assets?file_type=business_plan&limit=1',
+      '/v2/core/products/7/assets?file_type=cover_image&limit=1',
+      '/v2/core/products/7/assets?file_type=logo&limit=1',
+      '/v2/core/products/7/assets?file_type=one_page_teaser&limit=1',
+      '/v2/core/products/7/assets?file_type=pitch_deck&limit=1',
+    ]);
+    const more = screen.getByRole('button', { name: 'Show more files' });
+    await user.click(more);
+    await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(4));
+    await user.click(screen.getByRole('button', { name: 'Show more files' }));
+    // The logo in use stays the one in use, shown once; the older one is listed as not used.
+    const slot = screen.getByRole('region', { name: 'Logo' });
+    const earlier = await within(slot).findByRole('list', { name: 'Earlier files, not used' });
+    expect(
+      within(earlier)
+        .getAllByRole('listitem')
+        .map((card) => card.id),
+    ).toEqual(['file-2']);
+    expect(await cardsOf('Logo')).toEqual(['logo-3.png']);
+    expect(within(slot).getAllByText('logo-3.png', { selector: '.asset-name' })).toHaveLength(1);
+  });
+
+  it('reads every page loaded again after an upload: the new file first, none of those shown lost', async () => {
+    const stored = [27, 28, 29, 30].map(charter);
+    const { asked } = pagedProduct(stored);
+    server.use(
+      http.post(api('/v2/core/assets'), () => {
+        const made = charter(31);
+        stored.push(made);
+        return HttpResponse.json({ asset: made }, { status: 201 });
+      }),
+    );
+    const user = userEvent.setup();
+    renderRoutes(routes, '/products/7');
+    await user.click(await screen.findByRole('button', { name: 'Show more files' }));
+    await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(4));
+    asked.length = 0;
+    const input = await screen.findByTestId('input-charter_document');
+    await user.upload(input, new File(['year,revenue\n2025,1'], 'charter-31.csv', { type: 'text/csv' }));
+    await waitFor(async () =>
+      expect(await cardsOf('Charter document')).toEqual([
+        'charter-31.csv',
+        'charter-30.csv',
+        'charter-29.csv',
+        'charter-28.csv',
+        'charter-27.csv',
+      ]),
+    );
+    // Both pages read again; the new file pushed the oldest one shown onto a third, read too.
+    expect(asked.filter((path) => !path.includes('file_type='))).toEqual([
+      '/v2/core/products/7',
+      '/v2/core/products/7/assets?cursor=2',
+      '/v2/core/products/7/assets?cursor=4',
+    ]);
+  });
+});
+
+describe('an entity whose files come all at once (a platform with the spec’s lists)', () => {
+  it('shows every file, offers no more, and asks for nothing else', async () => {
+    const asked: string[] = [];
+    server.use(
+      http.get(api('/v2/core/me'), () => HttpResponse.json({ errors: ['Not found'] }, { status: 404 })),
+      http.get(api('/v2/core/products/7'), ({ request }) => {
+        asked.push(new URL(request.url).pathname);
+        return HttpResponse.json({
+          product: { id: 7, name: 'Solar', links: { assets: '/v2/core/products/7/assets' } },
+          assets: [logo(3), charter(29), charter(28), charter(27)],
+        });
+      }),
+      http.get(api('/v2/core/products/7/assets'), ({ request }) => {
+        asked.push(new URL(request.url).pathname);
+        return HttpResponse.json({ assets: [] });
+      }),
+      http.get(api('/v2/core/assets/:id/download_url'), () =>
+        HttpResponse.json({ url: 'https://files.test/x' }),
+      ),
+    );
+    renderRoutes(routes, '/products/7');
+    await waitFor(async () =>
+      expect(await cardsOf('Charter document')).toEqual([
+        'charter-29.csv',
+        'charter-28.csv',
+        'charter-27.csv',
+      ]),
+    );
+    expect(await cardsOf('Logo')).toEqual(['logo-3.png']);
+    expect(screen.queryByRole('button', { name: 'Show more files' })).toBeNull();
+    expect(asked).toEqual(['/v2/core/products/7']);
+  });
+});
