@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/platform/db/database';
+import { configFor } from '../../src/platform/env';
 import { insertAssetRows } from '../../src/platform/testing/bulk-assets';
 import { type BenchRow, issuerToken, latencies, median, waitFor } from './common';
 
@@ -24,7 +25,7 @@ const percentile = (values: number[], p: number) =>
 
 /** One product of the demo issuer per size, each with that many assets. */
 async function seedProducts(dataDir: string) {
-  const db = await openDatabase(dataDir);
+  const db = await openDatabase(configFor({ DATA_DIR: dataDir }));
   try {
     const issuer = await db
       .selectFrom('users')
