@@ -16,8 +16,21 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'e2e/support/**/*.test.ts'],
-          exclude: ['src/web/**'],
+          // Tests of several instances sharing Redis need Redis whatever the backend: platform-redis.
+          exclude: ['src/web/**', 'src/**/*.redis.test.ts'],
           environment: 'node',
+        },
+      },
+      {
+        // The platform's suite again, with every test platform keeping its shared state (rate limits,
+        // sign-in throttling, the upload cap, revocations) in the Redis at TEST_REDIS_URL
+        // (src/platform/testing/redis.ts), plus the tests of several instances on one Redis.
+        extends: true,
+        test: {
+          name: 'platform-redis',
+          include: ['src/platform/**/*.test.ts'],
+          environment: 'node',
+          env: { TEST_REDIS: '1' },
         },
       },
       {

@@ -27,6 +27,7 @@ const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function bearerAuthentication(ctx: PlatformContext) {
   async function lookUp(tokenHash: string, now: number): Promise<Caller> {
+    const epoch = ctx.accessTokens.epoch();
     const found = await ctx.db
       .selectFrom('access_tokens')
       .innerJoin('grants', 'grants.id', 'access_tokens.grant_id')
@@ -45,7 +46,7 @@ export function bearerAuthentication(ctx: PlatformContext) {
       .executeTakeFirst();
     if (!found) throw invalidToken('The access token is invalid, expired or revoked.');
     const caller = { userId: found.userId, role: found.role, scope: found.scope as Scope };
-    ctx.accessTokens.set(tokenHash, caller, found.grantId, found.expires_at, now);
+    ctx.accessTokens.set(tokenHash, caller, found.grantId, found.expires_at, now, epoch);
     return caller;
   }
 

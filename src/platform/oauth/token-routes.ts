@@ -253,7 +253,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         await revokeGrant(ctx, ctx.db, refreshToken.id);
       } else {
         // Unknown tokens and other clients' tokens: 200 and no effect (RFC 7009 2.2).
-        ctx.accessTokens.forgetToken(hash);
+        await ctx.accessTokens.forgetToken(hash);
         await ctx.db
           .updateTable('access_tokens')
           .set({ revoked_at: ctx.clock() })

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { configFor, type PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
 import { openDatabase } from '../db/database';
 import { browser, hiddenFields, type Browser } from './http-client';
+import { removeRedisKeys, testRedisEnv, testWithRedis } from './redis';
 
 export const demoPassword = 'demo-password';
 export const webRedirectUri = 'http://127.0.0.1:5173/auth/callback';
@@ -35,15 +36,32 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface StartOptions extends Pick<PlatformOptions, 'logger' | 'thumbnailHooks'> {
+  /**
+   * A second instance of that platform: its own data directory and port, the same database (the
+   * SQLite file, through a link) and the same Redis keys. Close it before the platform it shares.
+   */
+  shareWith?: TestPlatform;
+}
+
 /**
  * A real platform on a real port with a fresh data directory and the demo data. Silent unless a
- * test passes a logger (to read what the platform logs).
+ * test passes a logger (to read what the platform logs). With `TEST_REDIS=1` in the environment
+ * (the `platform-redis` Vitest project), it keeps its shared state in the test Redis under a key
+ * prefix of its own (testing/redis.ts), removed at close.
  */
 export async function startPlatform(
   env: Record<string, string> = {},
-  options: Pick<PlatformOptions, 'logger' | 'thumbnailHooks'> = {},
+  options: StartOptions = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
+  const shared = options.shareWith;
+  if (shared) symlinkSync(join(shared.dataDir, 'platform.sqlite'), join(dataDir, 'platform.sqlite'));
+  const redisEnv = shared?.config.redis
+    ? testRedisEnv(shared.config.redis.keyPrefix)
+    : testWithRedis && !env.REDIS_URL
+      ? testRedisEnv()
+      : {};
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = configFor({
@@ -55,6 +73,7 @@ export async function startPlatform(
     // Tests run on busy machines too: PDF renders at the lowest priority would wait behind any other
     // work there, and go without a thumbnail past their time limit.
     PDF_THUMBNAIL_LOW_PRIORITY: '0',
+    ...redisEnv,
     ...env,
   });
   let offset = 0;
@@ -64,9 +83,10 @@ export async function startPlatform(
     thumbnailHooks: options.thumbnailHooks,
   });
   await app.listen({ host: '127.0.0.1', port });
-  const webClient = JSON.parse(
-    readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
-  ) as TestPlatform['webClient'];
+  // A second instance finds the database seeded, so the web client's secret is the first one's.
+  const webClient =
+    shared?.webClient ??
+    (JSON.parse(readFileSync(join(dataDir, 'web-client.json'), 'utf8')) as TestPlatform['webClient']);
   return {
     app,
     url,
@@ -79,6 +99,7 @@ export async function startPlatform(
     close: async () => {
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
+      if (config.redis && !shared) await removeRedisKeys(config.redis.keyPrefix);
     },
   };
 }
