@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { meSchema } from '../../shared/api/me';
+import { csv, multipartBody } from '../testing/files';
+import { browser, hiddenFields } from '../testing/http-client';
+import {
+  authorizeUrl,
+  bearer,
+  demoPassword,
+  exchangeCodeJson,
+  postForm,
+  startPlatform,
+  type TestPlatform,
+  type TokenSet,
+  tokensFor,
+  webRedirectUri,
+} from '../testing/platform-server';
+import { testRedisEnv } from '../testing/redis';
+import { storageState } from '../testing/storage-state';
+
+/**
+ * Two instances of one platform, as behind a load balancer: each its own process state, data
+ * directory and port; one database, one Redis, one SIGNING_KEY and one public URL.
+ */
+const signingKey = randomBytes(32).toString('base64url');
+const budget = { api: 60, token: 30, uploads: 2 };
+const env = {
+  SIGNING_KEY: signingKey,
+  API_RATE_LIMIT: String(budget.api),
+  TOKEN_RATE_LIMIT: String(budget.token),
+  UPLOADS_PER_USER: String(budget.uploads),
+};
+
+let a: TestPlatform;
+let b: TestPlatform;
+beforeAll(async () => {
+  a = await startPlatform({ ...env, ...testRedisEnv() });
+  b = await startPlatform({ ...env, PLATFORM_PUBLIC_URL: a.config.publicUrl }, { shareWith: a });
+});
+afterAll(async () => {
+  await b?.close();
+  await a?.close();
+});
+
+const meOf = (platform: TestPlatform, token: string) =>
+  fetch(`${platform.url}/v2/core/me`, { headers: bearer(token) });
+
+const revoke = (platform: TestPlatform, token: string) =>
+  postForm(`${platform.url}/v2/core/oauth/revoke`, { ...platform.webClient, token });
+
+const refresh = (platform: TestPlatform, refreshToken: string) =>
+  postForm(`${platform.url}/v2/core/oauth/token`, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    ...platform.webClient,
+  });
+
+/**
+ * How long after `since` the token kept working on `platform`: asks every 50 ms until it is refused
+ * (or 2 s went by, which fails the test's bound anyway).
+ */
+async function refusedAfter(platform: TestPlatform, token: string, since: number): Promise<number> {
+  for (;;) {
+    const status = (await meOf(platform, token)).status;
+    const elapsed = performance.now() - since;
+    if (status === 401 || elapsed > 2000) return elapsed;
+    expect(status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A request sent from another loopback address: another client, with a budget of its own. */
+function requestFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
+  return new Promise<number>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { localAddress, method: init.method ?? 'GET', headers: init.headers },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+describe('a sign-in that goes to whichever instance the balancer picks', () => {
+  it('signs in through pages, CSRF, session, consent and code answered by alternating instances', async () => {
+    const person = browser();
+    const params = { client_id: 'asset-manager', redirect_uri: webRedirectUri, state: 's-1', scope: 'full' };
+    // The sign-in page from A; its form (CSRF token, seed cookie) posted to B.
+    const loginPage = await person.get(authorizeUrl(a, params));
+    expect(loginPage.status).toBe(200);
+    const signedIn = await person.postForm(`${b.url}/auth/login`, {
+      ...hiddenFields(await loginPage.text()),
+      email: 'issuer@demo.test',
+      password: demoPassword,
+    });
+    expect(signedIn.status).toBe(303);
+    // The session B started is known to A: A shows the consent page (no second sign-in).
+    const consentPage = await person.get(new URL(signedIn.headers.get('location')!, a.url).toString());
+    const consentHtml = await consentPage.text();
+    expect(consentHtml).toContain('name="decision"');
+    // The consent form from A, posted to B, which issues the code.
+    const consented = await person.postForm(`${b.url}/auth/login/oauth/authorize`, {
+      ...hiddenFields(consentHtml),
+      decision: 'allow',
+    });
+    expect(consented.status).toBe(303);
+    const redirect = new URL(consented.headers.get('location')!);
+    expect(redirect.searchParams.get('iss')).toBe(a.config.publicUrl);
+    // The code B issued is redeemed at A.
+    const exchanged = await exchangeCodeJson(a, { code: redirect.searchParams.get('code'), state: 's-1' });
+    expect(exchanged.status).toBe(200);
+    const tokens = (await exchanged.json()) as TokenSet;
+    // The token A issued works on B; its refresh at B gives a token that works on A.
+    const me = await meOf(b, tokens.access_token);
+    expect(me.status).toBe(200);
+    expect(meSchema.parse(await me.json()).user.email).toBe('issuer@demo.test');
+    const refreshed = await refresh(b, tokens.refresh_token);
+    expect(refreshed.status).toBe(200);
+    expect((await meOf(a, ((await refreshed.json()) as TokenSet).access_token)).status).toBe(200);
+
+    // Consent given through B is remembered by A: the next authorize goes straight back with a code.
+    const again = await person.get(authorizeUrl(a, { ...params, state: 's-2' }));
+    expect(again.status).toBe(302);
+    expect(new URL(again.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+  });
+
+  it('replays an Idempotency-Key on the other instance instead of making a second asset', async () => {
+    const { access_token } = await tokensFor(a, 'issuer@demo.test');
+    const upload = (platform: TestPlatform) =>
+      fetch(`${platform.url}/v2/core/assets`, {
+        method: 'POST',
+        headers: { ...bearer(access_token), 'idempotency-key': 'same-upload-1' },
+        body: multipartBody(
+          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+          { name: 'figures.csv', bytes: csv() },
+        ),
+      });
+    const first = await upload(a);
+    expect(first.status).toBe(201);
+    const second = await upload(b);
+    expect(second.status).toBe(201);
+    const idOf = async (r: Response) => ((await r.json()) as { asset: { id: number } }).asset.id;
+    expect(await idOf(second)).toBe(await idOf(first));
+  });
+
+  it('refuses on B a form whose page came from an instance with another signing key', async () => {
+    // The control: without a shared SIGNING_KEY each data directory makes its own key.
+    const other = await startPlatform({ PLATFORM_PUBLIC_URL: a.config.publicUrl }, { shareWith: a });
+    try {
+      const person = browser();
+      const page = await person.get(
+        authorizeUrl(other, {
+          client_id: 'asset-manager',
+          redirect_uri: webRedirectUri,
+          state: 's',
+          scope: 'full',
+        }),
+      );
+      const answer = await person.postForm(`${b.url}/auth/login`, {
+        ...hiddenFields(await page.text()),
+        email: 'issuer@demo.test',
+        password: demoPassword,
+      });
+      expect(answer.status).toBe(403);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('revocation reaches every instance within a second', () => {
+  it('refuses on B an access token revoked on A, though B had just accepted (and cached) it', async () => {
+    const { access_token } = await tokensFor(a);
+    expect((await meOf(b, access_token)).status).toBe(200);
+    expect((await meOf(b, access_token)).status).toBe(200);
+    expect((await revoke(a, access_token)).status).toBe(200);
+    expect(await refusedAfter(b, access_token, performance.now())).toBeLessThan(1000);
+  });
+
+  it('ends the whole family on A when its refresh token is revoked on B (sign-out)', async () => {
+    const { access_token, refresh_token } = await tokensFor(a);
+    expect((await meOf(a, access_token)).status).toBe(200);
+    expect((await revoke(b, refresh_token)).status).toBe(200);
+    expect(await refusedAfter(a, access_token, performance.now())).toBeLessThan(1000);
+  });
+
+  it('ends the family on B when a rotated refresh token is used again on A (R1)', async () => {
+    const first = await tokensFor(a);
+    const rotated = await refresh(a, first.refresh_token);
+    const { access_token } = (await rotated.json()) as TokenSet;
+    expect((await meOf(b, access_token)).status).toBe(200);
+    expect((await refresh(a, first.refresh_token)).status).toBe(400);
+    expect(await refusedAfter(b, access_token, performance.now())).toBeLessThan(1000);
+  });
+
+  it('ends the tokens on B when their code is redeemed again on A (T2)', async () => {
+    const person = browser();
+    const params = { client_id: 'asset-manager', redirect_uri: webRedirectUri, state: 's', scope: 'full' };
+    const page = await person.get(authorizeUrl(a, params));
+    const signedIn = await person.postForm(`${a.url}/auth/login`, {
+      ...hiddenFields(await page.text()),
+      email: 'admin@demo.test',
+      password: demoPassword,
+    });
+    const consentHtml = await (
+      await person.get(new URL(signedIn.headers.get('location')!, a.url).href)
+    ).text();
+    const consented = await person.postForm(`${a.url}/auth/login/oauth/authorize`, {
+      ...hiddenFields(consentHtml),
+      decision: 'allow',
+    });
+    const code = new URL(consented.headers.get('location')!).searchParams.get('code');
+    const tokens = (await (await exchangeCodeJson(a, { code, state: 's' })).json()) as TokenSet;
+    expect((await meOf(b, tokens.access_token)).status).toBe(200);
+    expect((await exchangeCodeJson(a, { code, state: 's' })).status).toBe(400);
+    expect(await refusedAfter(b, tokens.access_token, performance.now())).toBeLessThan(1000);
+  });
+});
+
+describe('limits spent on one instance hold on the other', () => {
+  it('answers 429 on B once API requests to A have spent the address budget', async () => {
+    const badToken = bearer('guessed-token');
+    for (let i = 0; i < budget.api; i++)
+      expect(await requestFrom('127.0.0.3', `${a.url}/v2/core/me`, { headers: badToken })).toBe(401);
+    expect(await requestFrom('127.0.0.3', `${b.url}/v2/core/me`, { headers: badToken })).toBe(429);
+    // Another address still has its budget.
+    expect(await requestFrom('127.0.0.4', `${b.url}/v2/core/me`, { headers: badToken })).toBe(401);
+  });
+
+  it('answers 429 on B once token requests to A have spent the address budget', async () => {
+    const wrong = new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_id: 'asset-manager',
+      client_secret: 'wrong',
+    }).toString();
+    const tokenRequest = (platform: TestPlatform, address: string) =>
+      requestFrom(address, `${platform.url}/v2/core/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: wrong,
+      });
+    for (let i = 0; i < budget.token; i++) expect(await tokenRequest(a, '127.0.0.5')).toBe(401);
+    expect(await tokenRequest(b, '127.0.0.5')).toBe(429);
+    expect(await tokenRequest(b, '127.0.0.6')).toBe(401);
+  });
+
+  it('holds an account on B after wrong passwords on A (sign-in throttling)', async () => {
+    const attacker = browser();
+    const params = {
+      client_id: 'asset-manager',
+      redirect_uri: webRedirectUri,
+      state: 's',
+      scope: 'full',
+      prompt: 'login',
+    };
+    const signIn = async (platform: TestPlatform, password: string) => {
+      const page = await attacker.get(authorizeUrl(platform, params));
+      return attacker.postForm(`${platform.url}/auth/login`, {
+        ...hiddenFields(await page.text()),
+        email: 'investor@demo.test',
+        password,
+      });
+    };
+    for (let i = 0; i < 5; i++) expect((await signIn(a, `guess-${i}`)).status).toBe(401);
+    const held = await signIn(b, demoPassword);
+    expect(held.status).toBe(429);
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('caps a user’s uploads in flight across instances', async () => {
+    const { access_token } = await tokensFor(a, 'issuer@demo.test');
+    const boundary = 'held-upload';
+    const head =
+      `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.csv"\r\n\r\nyear,value\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    // Uploads held open on A: their bodies are sent later.
+    const held = Array.from({ length: budget.uploads }, () => {
+      const req = httpRequest(`${a.url}/v2/core/assets`, {
+        method: 'POST',
+        headers: {
+          ...bearer(access_token),
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(head.length + 4 + tail.length),
+        },
+      });
+      const answer = new Promise<number>((resolve) =>
+        req.on('response', (res) => (res.resume(), resolve(res.statusCode!))),
+      );
+      req.write(head);
+      return { req, answer };
+    });
+    const third = () =>
+      fetch(`${b.url}/v2/core/assets`, {
+        method: 'POST',
+        headers: bearer(access_token),
+        body: multipartBody(
+          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+          { name: 'figures.csv', bytes: csv() },
+        ),
+      });
+    // Both are being staged on A; the third, sent to B, finds no place.
+    await expect.poll(() => storageState(a.dataDir).temporary).toBe(budget.uploads);
+    expect((await third()).status).toBe(429);
+    for (const { req } of held) req.end(`2025${tail}`);
+    expect(await Promise.all(held.map((h) => h.answer))).toEqual([201, 201]);
+    expect((await third()).status).toBe(201);
+  });
+});
