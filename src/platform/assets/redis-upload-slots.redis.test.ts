@@ -1,0 +1,44 @@
+import Fastify from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeRedisKeys, testRedisClient, testRedisEnv } from '../testing/redis';
+import { RedisUploadSlots } from './redis-upload-slots';
+
+const prefix = testRedisEnv().REDIS_KEY_PREFIX;
+afterAll(() => removeRedisKeys(prefix));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const leaseMs = 3000;
+const user = 7;
+
+describe('H8 the upload cap across instances', () => {
+  it('keeps the places of a live instance past their lease, and frees those of one that is gone once it runs out', async () => {
+    const lost = testRedisClient();
+    const survivor = testRedisClient();
+    const logged: string[] = [];
+    const { log } = Fastify({ logger: { stream: { write: (line: string) => void logged.push(line) } } });
+    const leaving = new RedisUploadSlots(lost, prefix, 2, log, leaseMs);
+    const staying = new RedisUploadSlots(survivor, prefix, 2, console, leaseMs);
+    try {
+      expect((await leaving.take(user)).taken).toBe(true);
+      expect((await leaving.take(user)).taken).toBe(true);
+      expect(await staying.take(user)).toEqual({ taken: false, running: 2 });
+
+      // Alive, the first instance renews its leases: twice their length later they still count.
+      await sleep(2 * leaseMs);
+      expect(await staying.take(user)).toEqual({ taken: false, running: 2 });
+
+      // It loses Redis (or dies) with both uploads unfinished: nobody releases them...
+      lost.disconnect();
+      expect((await staying.take(user)).taken).toBe(false);
+      // ...and once their leases run out they stop counting.
+      await expect.poll(async () => (await staying.take(user)).taken, { interval: 500 }).toBe(true);
+      expect(await staying.take(user)).toMatchObject({ taken: true });
+      expect(await staying.take(user)).toEqual({ taken: false, running: 2 });
+      expect(logged.join('')).toContain('upload cap: Redis failed renewing leases');
+    } finally {
+      leaving.close();
+      staying.close();
+      survivor.disconnect();
+    }
+  });
+});
