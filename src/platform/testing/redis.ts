@@ -17,7 +17,7 @@ export function testRedisEnv(prefix = `test:${randomUUID()}:`) {
 
 /** A connection to the test Redis, for tests that look at or change what is stored there. */
 export function testRedisClient() {
-  return new Redis(testRedisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  return new Redis(testRedisUrl, { maxRetriesPerRequest: 1 });
 }
 
 /** Removes every key under `prefix`: what a test platform leaves behind. */
