@@ -57,17 +57,14 @@ const refresh = (platform: TestPlatform, refreshToken: string) =>
   });
 
 /**
- * How long after `since` the token kept working on `platform`: asks every 50 ms until it is refused
- * (or 2 s went by, which fails the test's bound anyway).
+ * The issue asks for "within 1 s of the revoke's answer"; these tests ask for more, and without a
+ * clock: the first request after the answer is refused. Redis queues the revocation to every
+ * subscriber before it acknowledges the publish, so it is in the other instance's hands before the
+ * revoke is even answered; a clock measured on a busy machine would only add noise.
  */
-async function refusedAfter(platform: TestPlatform, token: string, since: number): Promise<number> {
-  for (;;) {
-    const status = (await meOf(platform, token)).status;
-    const elapsed = performance.now() - since;
-    if (status === 401 || elapsed > 2000) return elapsed;
-    expect(status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+async function expectRefusedAtOnce(platform: TestPlatform, token: string) {
+  const answer = await meOf(platform, token);
+  expect(answer.status).toBe(401);
 }
 
 /** A request sent from another loopback address: another client, with a budget of its own. */
@@ -183,14 +180,14 @@ describe('revocation reaches every instance within a second', () => {
     expect((await meOf(b, access_token)).status).toBe(200);
     expect((await meOf(b, access_token)).status).toBe(200);
     expect((await revoke(a, access_token)).status).toBe(200);
-    expect(await refusedAfter(b, access_token, performance.now())).toBeLessThan(1000);
+    await expectRefusedAtOnce(b, access_token);
   });
 
   it('ends the whole family on A when its refresh token is revoked on B (sign-out)', async () => {
     const { access_token, refresh_token } = await tokensFor(a);
     expect((await meOf(a, access_token)).status).toBe(200);
     expect((await revoke(b, refresh_token)).status).toBe(200);
-    expect(await refusedAfter(a, access_token, performance.now())).toBeLessThan(1000);
+    await expectRefusedAtOnce(a, access_token);
   });
 
   it('ends the family on B when a rotated refresh token is used again on A (R1)', async () => {
@@ -199,7 +196,7 @@ describe('revocation reaches every instance within a second', () => {
     const { access_token } = (await rotated.json()) as TokenSet;
     expect((await meOf(b, access_token)).status).toBe(200);
     expect((await refresh(a, first.refresh_token)).status).toBe(400);
-    expect(await refusedAfter(b, access_token, performance.now())).toBeLessThan(1000);
+    await expectRefusedAtOnce(b, access_token);
   });
 
   it('ends the tokens on B when their code is redeemed again on A (T2)', async () => {
@@ -222,7 +219,7 @@ describe('revocation reaches every instance within a second', () => {
     const tokens = (await (await exchangeCodeJson(a, { code, state: 's' })).json()) as TokenSet;
     expect((await meOf(b, tokens.access_token)).status).toBe(200);
     expect((await exchangeCodeJson(a, { code, state: 's' })).status).toBe(400);
-    expect(await refusedAfter(b, tokens.access_token, performance.now())).toBeLessThan(1000);
+    await expectRefusedAtOnce(b, tokens.access_token);
   });
 });
 

@@ -17,7 +17,9 @@ import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
 
 /** What a person and a client meet while the platform's Redis is gone, and once it is back. */
 let proxy: TcpProxy;
+/** An instance whose Redis is behind the proxy, and a second one of the same platform without it. */
 let platform: TestPlatform;
+let direct: TestPlatform;
 let token: string;
 beforeAll(async () => {
   const redis = new URL(testRedisUrl);
@@ -26,11 +28,13 @@ beforeAll(async () => {
     ...testRedisEnv(),
     REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
   });
+  direct = await startPlatform({ REDIS_URL: testRedisUrl }, { shareWith: platform });
   token = (await tokensFor(platform, 'issuer@demo.test')).access_token;
 });
 afterAll(async () => {
   // Back, so that the platform's keys can be removed at close.
   await proxy?.restore();
+  await direct?.close();
   await platform?.close();
   await proxy?.close();
 });
@@ -57,6 +61,10 @@ const upload = () =>
       { name: 'figures.csv', bytes: csv() },
     ),
   });
+
+/** Waits until the platform has reconnected to Redis (it retries every 2 s at most): sign-in works. */
+const backAfterOutage = () =>
+  expect.poll(async () => (await signIn(demoPassword)).status, { timeout: 30_000 }).toBe(303);
 
 /** Runs `step` and answers its result with how long it took. */
 async function timed<T>(step: () => Promise<T>): Promise<[T, number]> {
@@ -98,7 +106,7 @@ describe('Redis unreachable at a request', () => {
 
     await proxy.restore();
     // The platform reconnects by itself: sign-in works again, and a revocation takes effect.
-    await expect.poll(async () => (await signIn(demoPassword)).status, { timeout: 30_000 }).toBe(303);
+    await backAfterOutage();
     expect((await revoke(token)).status).toBe(200);
     expect((await me()).status).toBe(401);
   });
@@ -109,6 +117,26 @@ describe('Redis unreachable at a request', () => {
     proxy.stall();
     try {
       await expectDegradedAnswers(other);
+    } finally {
+      await proxy.restore();
+    }
+  });
+});
+
+describe('a subscription that goes silent without a word (a network fault)', () => {
+  it('stops trusting the cache, so a token revoked on another instance is refused a second later', async () => {
+    await backAfterOutage();
+    token = (await tokensFor(platform, 'issuer@demo.test')).access_token;
+    // Accepted, and so cached, by the instance behind the proxy.
+    expect((await me()).status).toBe(200);
+    proxy.stall();
+    try {
+      // The other instance revokes it; the message never reaches the silent subscription.
+      expect(
+        (await postForm(`${direct.url}/v2/core/oauth/revoke`, { ...direct.webClient, token })).status,
+      ).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await me()).status).toBe(401);
     } finally {
       await proxy.restore();
     }
