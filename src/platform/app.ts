@@ -61,7 +61,6 @@ export async function buildPlatform(
   const renditions = createRenditions(join(config.dataDir, 'renditions'), blobs);
   const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
   await sweepStorage({ db, blobs });
-  await releaseInterruptedKeys(db);
   await renditions.sweep(db);
 
   const app = Fastify({
@@ -83,6 +82,7 @@ export async function buildPlatform(
     await db.destroy();
     throw error;
   });
+  await releaseInterruptedKeys(db, shared.runningClaims);
   const ctx: PlatformContext = {
     config,
     db,
@@ -92,6 +92,7 @@ export async function buildPlatform(
     blobs,
     accessTokens: shared.accessTokens,
     uploadSlots: shared.uploadSlots,
+    runningClaims: shared.runningClaims,
     renditions,
     pdfThumbnails,
     thumbnails: createPendingThumbnails({ db, blobs, pdfThumbnails, clock }, app.log, {

@@ -4,6 +4,7 @@ import type { SignInThrottle } from './security/sign-in-limiter';
 import type { BlobStore } from './storage/blob-store';
 import type { AccessTokenCache } from './oauth/access-token-cache';
 import type { UploadSlots } from './assets/upload-slots';
+import type { RunningClaims } from './assets/running-claims';
 import type { Renditions } from './media/renditions';
 import type { PdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import type { PendingThumbnails } from './media/pending-thumbnails';
@@ -20,6 +21,8 @@ export interface PlatformContext {
   accessTokens: AccessTokenCache;
   /** The per-user cap of uploads in flight (H8). */
   uploadSlots: UploadSlots;
+  /** Idempotency-Keys whose first request runs, here or on another instance. */
+  runningClaims: RunningClaims;
   /** Image renditions (cropped, preview), cached on disk under DATA_DIR/renditions. */
   renditions: Renditions;
   /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { PlatformContext } from '../context';
 import type { Database } from '../db/schema';
 import { ApiError } from '../errors';
+import { claimName, type RunningClaims } from './running-claims';
 
 const dayMs = 24 * 60 * 60 * 1000;
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
@@ -131,15 +132,29 @@ export class IdempotencyKeys {
 }
 
 /**
- * At start no request is running yet: a key still in progress belongs to a request that the last
- * stop or crash cut off, and would answer its retries 409 for a day (H7).
+ * At start: a key still in progress belongs to a request that a stop or crash cut off, and would
+ * answer its retries 409 for a day (H7), unless another instance of the platform is running it.
  */
-export async function releaseInterruptedKeys(db: Kysely<Database>): Promise<number> {
-  const released = await db
-    .deleteFrom('idempotency_keys')
+export async function releaseInterruptedKeys(db: Kysely<Database>, claims: RunningClaims): Promise<number> {
+  const inProgress = await db
+    .selectFrom('idempotency_keys')
+    .select(['user_id', 'key', 'created_at'])
     .where('request_hash', 'is', null)
-    .executeTakeFirst();
-  return Number(released.numDeletedRows);
+    .execute();
+  const running = await claims.running(inProgress.map((row) => claimName(row.user_id, row.key)));
+  let released = 0;
+  for (const row of inProgress) {
+    if (running.has(claimName(row.user_id, row.key))) continue;
+    const deleted = await db
+      .deleteFrom('idempotency_keys')
+      .where('user_id', '=', row.user_id)
+      .where('key', '=', row.key)
+      .where('request_hash', 'is', null)
+      .where('created_at', '=', row.created_at)
+      .executeTakeFirst();
+    released += Number(deleted.numDeletedRows);
+  }
+  return released;
 }
 
 /** What makes two create requests "the same": their fields and the file's bytes. */

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeRedisKeys, testRedisClient, testRedisEnv } from '../testing/redis';
+import { LeasedMembers } from '../shared-state/leased-members';
 import { RedisUploadSlots } from './redis-upload-slots';
 
 const prefix = testRedisEnv().REDIS_KEY_PREFIX;
@@ -16,8 +17,10 @@ describe('H8 the upload cap across instances', () => {
     const survivor = testRedisClient();
     const logged: string[] = [];
     const { log } = Fastify({ logger: { stream: { write: (line: string) => void logged.push(line) } } });
-    const leaving = new RedisUploadSlots(lost, prefix, 2, log, leaseMs);
-    const staying = new RedisUploadSlots(survivor, prefix, 2, console, leaseMs);
+    const leavingLeases = new LeasedMembers(lost, log, leaseMs);
+    const stayingLeases = new LeasedMembers(survivor, console, leaseMs);
+    const leaving = new RedisUploadSlots(lost, leavingLeases, prefix, 2, log);
+    const staying = new RedisUploadSlots(survivor, stayingLeases, prefix, 2, console);
     try {
       expect((await leaving.take(user)).taken).toBe(true);
       expect((await leaving.take(user)).taken).toBe(true);
@@ -34,10 +37,10 @@ describe('H8 the upload cap across instances', () => {
       await expect.poll(async () => (await staying.take(user)).taken, { interval: 500 }).toBe(true);
       expect(await staying.take(user)).toMatchObject({ taken: true });
       expect(await staying.take(user)).toEqual({ taken: false, running: 2 });
-      expect(logged.join('')).toContain('upload cap: Redis failed renewing leases');
+      expect(logged.join('')).toContain('Redis failed renewing leases');
     } finally {
-      leaving.close();
-      staying.close();
+      leavingLeases.close();
+      stayingLeases.close();
       survivor.disconnect();
     }
   });

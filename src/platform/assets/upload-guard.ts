@@ -16,10 +16,10 @@ export interface UploadLimits {
 /**
  * Guards `POST /v2/core/assets` against clients that hold a connection and a temporary file
  * without using them (H8): each user may have `perUser` uploads in flight (counted by `slots`,
- * across instances when they share Redis), and a body must arrive
- * at `minBytesPerSecond` or more, averaged over each `rateWindowMs` (the first window is the grace
- * period). A slower upload is aborted with a 408 through `signalOf`: whoever reads its body stops,
- * its temporary file goes, and the connection closes after the answer.
+ * across instances when they share Redis), and a body must arrive at `minBytesPerSecond` or more,
+ * averaged over each `rateWindowMs` (the first window is the grace period). A slower upload is
+ * aborted with a 408 through `signalOf`: whoever reads its body stops, its temporary file goes, and
+ * the connection closes after the answer.
  *
  * The rate is read from the socket's byte count, so a body is judged by what the client sent,
  * whatever reads it (the multipart reader, or Fastify's JSON parser).

@@ -24,7 +24,8 @@ import { storageState } from '../testing/storage-state';
  * directory and port; one database, one Redis, one SIGNING_KEY and one public URL.
  */
 const signingKey = randomBytes(32).toString('base64url');
-const budget = { api: 60, token: 30, uploads: 2 };
+// Requests from 127.0.0.1 (all but the rate-limit tests') spend the API and token budgets too.
+const budget = { api: 200, token: 30, uploads: 2 };
 const env = {
   SIGNING_KEY: signingKey,
   API_RATE_LIMIT: String(budget.api),
@@ -87,6 +88,49 @@ function requestFrom(
   });
 }
 
+const assetIdOf = async (response: Response) =>
+  ((await response.json()) as { asset: { id: number } }).asset.id;
+
+/** A plain upload of a small CSV to an investment, with an Idempotency-Key when given. */
+const upload = (platform: TestPlatform, token: string, idempotencyKey?: string) =>
+  fetch(`${platform.url}/v2/core/assets`, {
+    method: 'POST',
+    headers: { ...bearer(token), ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+    body: multipartBody(
+      { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+      { name: 'figures.csv', bytes: csv() },
+    ),
+  });
+
+/** An upload held open: the file has started, and its end is sent by `finish`. */
+function holdUpload(platform: TestPlatform, token: string, idempotencyKey?: string) {
+  const boundary = 'held-upload';
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.csv"\r\n\r\nyear,value\n`;
+  const rest = `2025\r\n--${boundary}--\r\n`;
+  const req = httpRequest(`${platform.url}/v2/core/assets`, {
+    method: 'POST',
+    headers: {
+      ...bearer(token),
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + rest.length),
+    },
+  });
+  const answer = new Promise<{ status: number; body: string }>((resolve) =>
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    }),
+  );
+  req.write(head);
+  return { finish: () => req.end(rest), answer, status: answer.then((a) => a.status) };
+}
+
 describe('a sign-in that goes to whichever instance the balancer picks', () => {
   it('signs in through pages, CSRF, session, consent and code answered by alternating instances', async () => {
     const person = browser();
@@ -132,21 +176,39 @@ describe('a sign-in that goes to whichever instance the balancer picks', () => {
 
   it('replays an Idempotency-Key on the other instance instead of making a second asset', async () => {
     const { access_token } = await tokensFor(a, 'issuer@demo.test');
-    const upload = (platform: TestPlatform) =>
-      fetch(`${platform.url}/v2/core/assets`, {
-        method: 'POST',
-        headers: { ...bearer(access_token), 'idempotency-key': 'same-upload-1' },
-        body: multipartBody(
-          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
-          { name: 'figures.csv', bytes: csv() },
-        ),
-      });
-    const first = await upload(a);
+    const first = await upload(a, access_token, 'same-upload-1');
     expect(first.status).toBe(201);
-    const second = await upload(b);
+    const second = await upload(b, access_token, 'same-upload-1');
     expect(second.status).toBe(201);
-    const idOf = async (r: Response) => ((await r.json()) as { asset: { id: number } }).asset.id;
-    expect(await idOf(second)).toBe(await idOf(first));
+    expect(await assetIdOf(second)).toBe(await assetIdOf(first));
+  });
+
+  it('keeps an Idempotency-Key in progress on A when another instance starts meanwhile', async () => {
+    const { access_token } = await tokensFor(a, 'issuer@demo.test');
+    const running = holdUpload(a, access_token, 'running-upload-1');
+    await expect.poll(() => storageState(a.dataDir).temporary).toBe(1);
+    // An instance starting releases the keys a crash left in progress, but not one running on A.
+    const starting = await startPlatform(
+      { ...env, PLATFORM_PUBLIC_URL: a.config.publicUrl },
+      { shareWith: a },
+    );
+    await starting.close();
+    // The same request again, to B: the first one still runs.
+    const retry = holdUpload(b, access_token, 'running-upload-1');
+    retry.finish();
+    const refused = await retry.answer;
+    expect(refused.status).toBe(409);
+    expect((JSON.parse(refused.body) as { code: string }).code).toBe('request_in_progress');
+
+    running.finish();
+    const first = await running.answer;
+    expect(first.status).toBe(201);
+    // Once it is done, the same request to B answers what it answered.
+    const replay = holdUpload(b, access_token, 'running-upload-1');
+    replay.finish();
+    const replayed = await replay.answer;
+    expect(replayed.status).toBe(201);
+    expect(replayed.body).toBe(first.body);
   });
 
   it('refuses on B a form whose page came from an instance with another signing key', async () => {
@@ -276,43 +338,14 @@ describe('limits spent on one instance hold on the other', () => {
 
   it('caps a user’s uploads in flight across instances', async () => {
     const { access_token } = await tokensFor(a, 'issuer@demo.test');
-    const boundary = 'held-upload';
-    const head =
-      `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.csv"\r\n\r\nyear,value\n`;
-    const tail = `\r\n--${boundary}--\r\n`;
-    // Uploads held open on A: their bodies are sent later.
-    const held = Array.from({ length: budget.uploads }, () => {
-      const req = httpRequest(`${a.url}/v2/core/assets`, {
-        method: 'POST',
-        headers: {
-          ...bearer(access_token),
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': String(head.length + 4 + tail.length),
-        },
-      });
-      const answer = new Promise<number>((resolve) =>
-        req.on('response', (res) => (res.resume(), resolve(res.statusCode!))),
-      );
-      req.write(head);
-      return { req, answer };
-    });
-    const third = () =>
-      fetch(`${b.url}/v2/core/assets`, {
-        method: 'POST',
-        headers: bearer(access_token),
-        body: multipartBody(
-          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
-          { name: 'figures.csv', bytes: csv() },
-        ),
-      });
+    const held = Array.from({ length: budget.uploads }, () => holdUpload(a, access_token));
     // Both are being staged on A; the third, sent to B, finds no place.
     await expect.poll(() => storageState(a.dataDir).temporary).toBe(budget.uploads);
-    expect((await third()).status).toBe(429);
-    for (const { req } of held) req.end(`2025${tail}`);
-    expect(await Promise.all(held.map((h) => h.answer))).toEqual([201, 201]);
-    expect((await third()).status).toBe(201);
+    const refused = await upload(b, access_token);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { code: string }).code).toBe('too_many_uploads');
+    for (const h of held) h.finish();
+    expect(await Promise.all(held.map((h) => h.status))).toEqual([201, 201]);
+    expect((await upload(b, access_token)).status).toBe(201);
   });
 });
