@@ -26,9 +26,10 @@ export type Claim =
  * first request is still running answers 409, so a retry can never make a second asset.
  *
  * A key is "running" only as long as its request can be (H7): the keys of requests cut off by a
- * stop or a crash are released at start (`releaseInterruptedKeys`), and a request running for
- * longer than the upload time limit (REQUEST_TIMEOUT_MS, by which its body must have arrived) is
- * taken over by the next request with its key.
+ * stop or a crash are released at start (`releaseInterruptedKeys`), and a key is taken over by the
+ * next request with it once its first request has run longer than the upload time limit
+ * (REQUEST_TIMEOUT_MS, by which its body must have arrived) or no instance runs it any more (its
+ * instance died or restarted while another was running: `RunningClaims`).
  */
 export class IdempotencyKeys {
   constructor(private readonly ctx: PlatformContext) {}
@@ -65,7 +66,7 @@ export class IdempotencyKeys {
       .where('key', '=', key)
       .executeTakeFirstOrThrow();
     if (row.request_hash === null || row.response === null || row.status === null) {
-      if (row.created_at <= now - config.http.requestTimeoutMs) {
+      if (row.created_at <= now - config.http.requestTimeoutMs || !(await this.running(userId, key))) {
         // Compare-and-set on the old claim's time: of two retries, one takes the key over.
         const taken = await db
           .updateTable('idempotency_keys')
@@ -88,6 +89,11 @@ export class IdempotencyKeys {
       requestHash: row.request_hash,
       response: { status: row.status, body: JSON.parse(row.response) },
     };
+  }
+
+  private async running(userId: number, key: string) {
+    const name = claimName(userId, key);
+    return (await this.ctx.runningClaims.running([name])).has(name);
   }
 
   /**

@@ -4,8 +4,8 @@ import type { RunningClaims } from './running-claims';
 
 /**
  * Claims running on any instance, as leased members of one Redis sorted set: a claim whose
- * instance died stops counting a lease later, and the next start releases it (until then its
- * retries answer 409, as they would while it ran).
+ * instance died or restarted stops counting a lease (30 s) later; until then its retries answer
+ * 409, as they would while it ran, and from then on the next retry takes the key over.
  */
 export class RedisRunningClaims implements RunningClaims {
   private readonly key: string;
@@ -19,8 +19,9 @@ export class RedisRunningClaims implements RunningClaims {
   }
 
   /**
-   * When Redis fails the request goes on unmarked: only an instance starting while it runs would
-   * then release its key early, and only a retry in that window could make a second asset.
+   * When Redis fails the request goes on unmarked: a retry may then take its key over, and an
+   * instance starting may release it, either of which makes this request answer 409 at its end
+   * (the claim is fenced: one key never makes two assets).
    */
   async hold(name: string) {
     try {
@@ -31,7 +32,13 @@ export class RedisRunningClaims implements RunningClaims {
     return { release: () => this.leases.remove(this.key, name) };
   }
 
-  running(names: string[]) {
-    return this.leases.alive(this.key, names);
+  /** When Redis fails, every claim counts as running: a retry then answers 409 rather than risk a second asset. */
+  async running(names: string[]) {
+    try {
+      return await this.leases.alive(this.key, names);
+    } catch (error) {
+      this.log.error({ err: error }, 'Idempotency-Key: Redis failed; claims in progress count as running');
+      return new Set(names);
+    }
   }
 }

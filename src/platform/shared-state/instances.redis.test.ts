@@ -16,6 +16,7 @@ import {
   tokensFor,
   webRedirectUri,
 } from '../testing/platform-server';
+import { openDatabase } from '../db/database';
 import { testRedisEnv } from '../testing/redis';
 import { storageState } from '../testing/storage-state';
 
@@ -183,7 +184,7 @@ describe('a sign-in that goes to whichever instance the balancer picks', () => {
     expect(await assetIdOf(second)).toBe(await assetIdOf(first));
   });
 
-  it('keeps an Idempotency-Key in progress on A when another instance starts meanwhile', async () => {
+  it('completes an upload with an Idempotency-Key on A while another instance starts (a rolling restart)', async () => {
     const { access_token } = await tokensFor(a, 'issuer@demo.test');
     const running = holdUpload(a, access_token, 'running-upload-1');
     await expect.poll(() => storageState(a.dataDir).temporary).toBe(1);
@@ -202,13 +203,30 @@ describe('a sign-in that goes to whichever instance the balancer picks', () => {
 
     running.finish();
     const first = await running.answer;
-    expect(first.status).toBe(201);
+    expect(first.status, first.body).toBe(201);
     // Once it is done, the same request to B answers what it answered.
     const replay = holdUpload(b, access_token, 'running-upload-1');
     replay.finish();
     const replayed = await replay.answer;
     expect(replayed.status).toBe(201);
     expect(replayed.body).toBe(first.body);
+  });
+
+  it('lets a retry take over an Idempotency-Key whose instance is gone', async () => {
+    const { access_token } = await tokensFor(a, 'issuer@demo.test');
+    const me = meSchema.parse(await (await meOf(a, access_token)).json());
+    // What an instance killed mid-upload leaves: the key in progress, and no lease in Redis (its
+    // lease ran out 30 s after it stopped renewing it).
+    const db = await openDatabase(a.dataDir);
+    try {
+      await db
+        .insertInto('idempotency_keys')
+        .values({ user_id: me.user.id, key: 'orphaned-upload-1', created_at: Date.now() })
+        .execute();
+    } finally {
+      await db.destroy();
+    }
+    expect((await upload(b, access_token, 'orphaned-upload-1')).status).toBe(201);
   });
 
   it('refuses on B a form whose page came from an instance with another signing key', async () => {
