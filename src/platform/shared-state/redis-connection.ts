@@ -23,10 +23,20 @@ const options: RedisOptions = {
 };
 
 /** The URL without its password, for messages. */
-const shown = (url: string) => url.replace(/\/\/([^@/]*):[^@/]*@/, '//$1:***@');
+function shown(url: string) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+}
 
 /** A connection that logs when it goes and when it is back, once each (not at every retry). */
-async function open(redis: Redis, url: string, role: string, log: FastifyBaseLogger): Promise<Redis> {
+async function open(
+  redis: Redis,
+  url: string,
+  role: string,
+  log: FastifyBaseLogger,
+  closing: () => boolean,
+): Promise<Redis> {
   // At start a failure stops the start with its own message; without a listener ioredis would print too.
   const quiet = () => {};
   redis.on('error', quiet);
@@ -39,7 +49,8 @@ async function open(redis: Redis, url: string, role: string, log: FastifyBaseLog
   redis.off('error', quiet);
   let lost = false;
   const lose = (error?: Error) => {
-    if (!lost) log.error({ err: error }, `Redis (${role}) at ${shown(url)}: connection lost; retrying`);
+    if (!lost && !closing())
+      log.error({ err: error }, `Redis (${role}) at ${shown(url)}: connection lost; retrying`);
     lost = true;
   };
   redis.on('error', lose);
@@ -62,16 +73,18 @@ export interface RedisConnection {
 /** Connects to `REDIS_URL`; the start fails with a clear message when Redis cannot be reached. */
 export async function connectRedis(url: string, log: FastifyBaseLogger): Promise<RedisConnection> {
   const opened: Redis[] = [];
-  const commands = await open(new Redis(url, options), url, 'commands', log);
+  let closing = false;
+  const commands = await open(new Redis(url, options), url, 'commands', log, () => closing);
   opened.push(commands);
   return {
     commands,
     async subscriber() {
-      const redis = await open(new Redis(url, options), url, 'subscriber', log);
+      const redis = await open(new Redis(url, options), url, 'subscriber', log, () => closing);
       opened.push(redis);
       return redis;
     },
     async close() {
+      closing = true;
       // quit lets replies in flight arrive; a connection that is down is just dropped.
       await Promise.all(opened.map((redis) => redis.quit().catch(() => redis.disconnect())));
     },
