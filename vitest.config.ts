@@ -16,20 +16,22 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'e2e/support/**/*.test.ts'],
-          // *.scaled.test.ts: what only the scale-out backends can do (several instances on one database).
-          exclude: ['src/web/**', 'src/**/*.scaled.test.ts'],
+          // What only the scale-out backends can do (several instances on one database, on one Redis)
+          // runs in platform-scaled alone: *.scaled.test.ts and *.redis.test.ts.
+          exclude: ['src/web/**', 'src/**/*.scaled.test.ts', 'src/**/*.redis.test.ts'],
           environment: 'node',
         },
       },
       {
         // The platform's integration tests again, on the scale-out backends (issue 15): PostgreSQL
-        // (a fresh schema per test platform). `.ci/run` brings the engine up where it is missing.
+        // (a fresh schema per test platform) and Redis (a key prefix of its own: rate limits, sign-in
+        // throttling, the upload cap, revocations). `.ci/run` brings the engines up where missing.
         extends: true,
         test: {
           name: 'platform-scaled',
           include: ['src/platform/**/*.test.ts'],
           environment: 'node',
-          env: { TEST_DATABASE: 'postgres' },
+          env: { TEST_DATABASE: 'postgres', TEST_REDIS: '1' },
         },
       },
       {

@@ -21,14 +21,13 @@ import { metadataRoutes } from './oauth/metadata-routes';
 import { signInRoutes } from './oauth/sign-in-routes';
 import { tokenRoutes } from './oauth/token-routes';
 import { loadSigningKey } from './security/secrets';
-import { defaultSignInRules, SignInLimiter } from './security/sign-in-limiter';
 import { meRoutes } from './users/me-routes';
 import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { reviewRoutes } from './entities/review-routes';
 import { createFsBlobStore } from './storage/fs-blob-store';
-import { AccessTokenCache } from './oauth/access-token-cache';
+import { createSharedState } from './shared-state/shared-state';
 import { sweepStorage } from './storage/sweep';
 import { releaseInterruptedKeys } from './assets/idempotency';
 import { maxMultipartFields } from './assets/upload-body';
@@ -65,7 +64,6 @@ export async function buildPlatform(
   const renditions = createRenditions(join(config.dataDir, 'renditions'), blobs);
   const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
   await sweepStorage({ db, blobs });
-  await releaseInterruptedKeys(db);
   await renditions.sweep(db);
 
   const app = Fastify({
@@ -85,14 +83,22 @@ export async function buildPlatform(
     forceCloseConnections: true,
     // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
   });
+  // Rate limits, sign-in throttling, the upload cap and revocations: in memory, or in Redis.
+  const shared = await createSharedState(config, clock, app.log).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
+  await releaseInterruptedKeys(db, shared.runningClaims);
   const ctx: PlatformContext = {
     config,
     db,
     clock,
-    signingKey: loadSigningKey(config.dataDir),
-    signInLimiter: new SignInLimiter(defaultSignInRules, clock),
+    signingKey: loadSigningKey(config.dataDir, config.signingKey),
+    signInLimiter: shared.signInLimiter,
     blobs,
-    accessTokens: new AccessTokenCache(),
+    accessTokens: shared.accessTokens,
+    uploadSlots: shared.uploadSlots,
+    runningClaims: shared.runningClaims,
     renditions,
     pdfThumbnails,
     thumbnails: createPendingThumbnails({ db, blobs, pdfThumbnails, clock }, app.log, {
@@ -113,6 +119,7 @@ export async function buildPlatform(
   app.addHook('onClose', async () => {
     await ctx.thumbnails.close();
     await db.destroy();
+    await shared.close();
   });
   installErrorHandling(app);
 
@@ -162,6 +169,8 @@ export async function buildPlatform(
     maxAge: 600,
   });
   await app.register(rateLimit, {
+    // One budget for every instance when they share Redis (shared-state.ts says what a failure does).
+    ...shared.rateLimitStore,
     max: config.apiRateLimit,
     timeWindow: 60_000,
     errorResponseBuilder: (_request, context) => ({

@@ -1,8 +1,10 @@
 import type { DB } from './db/database';
 import type { PlatformConfig } from './env';
-import type { SignInLimiter } from './security/sign-in-limiter';
+import type { SignInThrottle } from './security/sign-in-limiter';
 import type { BlobStore } from './storage/blob-store';
 import type { AccessTokenCache } from './oauth/access-token-cache';
+import type { UploadSlots } from './assets/upload-slots';
+import type { RunningClaims } from './assets/running-claims';
 import type { Renditions } from './media/renditions';
 import type { PdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import type { PendingThumbnails } from './media/pending-thumbnails';
@@ -14,9 +16,13 @@ export interface PlatformContext {
   /** Milliseconds since the epoch; tests move it to expire codes and tokens. */
   clock: () => number;
   signingKey: Buffer;
-  signInLimiter: SignInLimiter;
+  signInLimiter: SignInThrottle;
   blobs: BlobStore;
   accessTokens: AccessTokenCache;
+  /** The per-user cap of uploads in flight (H8). */
+  uploadSlots: UploadSlots;
+  /** Idempotency-Keys whose first request runs, here or on another instance. */
+  runningClaims: RunningClaims;
   /** Image renditions (cropped, preview), cached on disk under DATA_DIR/renditions. */
   renditions: Renditions;
   /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */

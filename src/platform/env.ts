@@ -6,6 +6,13 @@ const seconds = z.coerce.number().int().positive();
 const milliseconds = z.coerce.number().int().positive();
 const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
+const redisUrl = z.url({ protocol: /^rediss?$/, message: 'must be a redis:// or rediss:// URL' });
+/** base64url of at least 32 random bytes (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '='`). */
+const signingKey = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, 'must be base64url (A-Z, a-z, 0-9, - and _, no padding)')
+  .transform((value) => Buffer.from(value, 'base64url'))
+  .refine((key) => key.length >= 32, 'must decode to at least 32 bytes');
 
 const envSchema = z
   .object({
@@ -66,6 +73,15 @@ const envSchema = z
      * other work they then wait, and past their time limit go without. 0: renders compete as equals.
      */
     PDF_THUMBNAIL_LOW_PRIORITY: flag.default(true),
+    /**
+     * Several instances: rate limits, sign-in throttling, the upload cap and token revocations are
+     * shared through this Redis (src/platform/shared-state). Unset: each process keeps them in memory.
+     */
+    REDIS_URL: redisUrl.optional(),
+    /** Put before every key and channel, so that several platforms (or tests) can share one Redis. */
+    REDIS_KEY_PREFIX: z.string().min(1).max(100).default('am:'),
+    /** The key of CSRF tokens, download URLs and device cookies; unset: DATA_DIR/secrets.json. */
+    SIGNING_KEY: signingKey.optional(),
   })
   .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
     path: ['HEADERS_TIMEOUT_MS'],
@@ -109,6 +125,8 @@ const envSchema = z
       apiRateLimit: env.API_RATE_LIMIT,
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       logLevel: env.LOG_LEVEL,
+      redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX } : undefined,
+      signingKey: env.SIGNING_KEY,
       pdfThumbnails: {
         workers: env.PDF_THUMBNAIL_WORKERS ?? Math.min(2, availableParallelism()),
         timeoutMs: env.PDF_THUMBNAIL_TIMEOUT_MS,

@@ -50,7 +50,9 @@ export type OAuthErrorCode =
   | 'invalid_grant'
   | 'unauthorized_client'
   | 'unsupported_grant_type'
-  | 'invalid_scope';
+  | 'invalid_scope'
+  // RFC 6749 4.1.2.1; a 503 from the token or revocation endpoint (RFC 7009 2.2.1): try again.
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(

@@ -103,7 +103,7 @@ export function thumbnailPending(ctx: PlatformContext, row: { id: number }) {
  */
 export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
-  const guard = createUploadGuard(ctx.config.uploads);
+  const guard = createUploadGuard(ctx.config.uploads, ctx.uploadSlots);
 
   route.post(
     '/v2/core/assets',

@@ -15,6 +15,7 @@ import {
 import { etagOf, toApiAsset } from './asset-records';
 import { sniffContent } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
+import { claimName } from './running-claims';
 import { probeImage } from './image-probe';
 import { fileTooLarge, readUploadBody } from './upload-body';
 import { reserveThumbnailRow } from './thumbnail-records';
@@ -51,6 +52,9 @@ export async function createAsset(
   const idempotency = new IdempotencyKeys(ctx);
   const key = idempotency.parseHeader(request.headers['idempotency-key']);
   const claim = key ? await idempotency.claim(caller.userId, key) : undefined;
+  // So that another instance starting meanwhile does not release the key as cut off.
+  const running =
+    claim?.kind === 'new' ? await ctx.runningClaims.hold(claimName(caller.userId, key!)) : undefined;
 
   let staged: StagedBlob | undefined;
   let committedKey: string | undefined;
@@ -154,6 +158,7 @@ export async function createAsset(
     if (isDiskFull(error)) throw await insufficientStorage(ctx, request);
     throw error;
   } finally {
+    running?.release();
     if (!inserted) {
       if (committedKey) await ctx.blobs.delete(committedKey);
       else await staged?.discard();

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { PlatformContext } from '../context';
 import type { Database } from '../db/schema';
 import { ApiError } from '../errors';
+import { claimName, type RunningClaims } from './running-claims';
 
 const dayMs = 24 * 60 * 60 * 1000;
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
@@ -25,9 +26,10 @@ export type Claim =
  * first request is still running answers 409, so a retry can never make a second asset.
  *
  * A key is "running" only as long as its request can be (H7): the keys of requests cut off by a
- * stop or a crash are released at start (`releaseInterruptedKeys`), and a request running for
- * longer than the upload time limit (REQUEST_TIMEOUT_MS, by which its body must have arrived) is
- * taken over by the next request with its key.
+ * stop or a crash are released at start (`releaseInterruptedKeys`), and a key is taken over by the
+ * next request with it once its first request has run longer than the upload time limit
+ * (REQUEST_TIMEOUT_MS, by which its body must have arrived) or no instance runs it any more (its
+ * instance died or restarted while another was running: `RunningClaims`).
  */
 export class IdempotencyKeys {
   constructor(private readonly ctx: PlatformContext) {}
@@ -64,7 +66,7 @@ export class IdempotencyKeys {
       .where('key', '=', key)
       .executeTakeFirstOrThrow();
     if (row.request_hash === null || row.response === null || row.status === null) {
-      if (row.created_at <= now - config.http.requestTimeoutMs) {
+      if (row.created_at <= now - config.http.requestTimeoutMs || !(await this.running(userId, key))) {
         // Compare-and-set on the old claim's time: of two retries, one takes the key over.
         const taken = await db
           .updateTable('idempotency_keys')
@@ -87,6 +89,11 @@ export class IdempotencyKeys {
       requestHash: row.request_hash,
       response: { status: row.status, body: JSON.parse(row.response) },
     };
+  }
+
+  private async running(userId: number, key: string) {
+    const name = claimName(userId, key);
+    return (await this.ctx.runningClaims.running([name])).has(name);
   }
 
   /**
@@ -131,15 +138,29 @@ export class IdempotencyKeys {
 }
 
 /**
- * At start no request is running yet: a key still in progress belongs to a request that the last
- * stop or crash cut off, and would answer its retries 409 for a day (H7).
+ * At start: a key still in progress belongs to a request that a stop or crash cut off, and would
+ * answer its retries 409 for a day (H7), unless another instance of the platform is running it.
  */
-export async function releaseInterruptedKeys(db: Kysely<Database>): Promise<number> {
-  const released = await db
-    .deleteFrom('idempotency_keys')
+export async function releaseInterruptedKeys(db: Kysely<Database>, claims: RunningClaims): Promise<number> {
+  const inProgress = await db
+    .selectFrom('idempotency_keys')
+    .select(['user_id', 'key', 'created_at'])
     .where('request_hash', 'is', null)
-    .executeTakeFirst();
-  return Number(released.numDeletedRows);
+    .execute();
+  const running = await claims.running(inProgress.map((row) => claimName(row.user_id, row.key)));
+  let released = 0;
+  for (const row of inProgress) {
+    if (running.has(claimName(row.user_id, row.key))) continue;
+    const deleted = await db
+      .deleteFrom('idempotency_keys')
+      .where('user_id', '=', row.user_id)
+      .where('key', '=', row.key)
+      .where('request_hash', 'is', null)
+      .where('created_at', '=', row.created_at)
+      .executeTakeFirst();
+    released += Number(deleted.numDeletedRows);
+  }
+  return released;
 }
 
 /** What makes two create requests "the same": their fields and the file's bytes. */

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors';
+import type { UploadSlots } from './upload-slots';
 
 export interface UploadLimits {
   /** Uploads one user may have in flight at once. */
@@ -14,16 +15,16 @@ export interface UploadLimits {
 
 /**
  * Guards `POST /v2/core/assets` against clients that hold a connection and a temporary file
- * without using them (H8): each user may have `perUser` uploads in flight, and a body must arrive
- * at `minBytesPerSecond` or more, averaged over each `rateWindowMs` (the first window is the grace
- * period). A slower upload is aborted with a 408 through `signalOf`: whoever reads its body stops,
- * its temporary file goes, and the connection closes after the answer.
+ * without using them (H8): each user may have `perUser` uploads in flight (counted by `slots`,
+ * across instances when they share Redis), and a body must arrive at `minBytesPerSecond` or more,
+ * averaged over each `rateWindowMs` (the first window is the grace period). A slower upload is
+ * aborted with a 408 through `signalOf`: whoever reads its body stops, its temporary file goes, and
+ * the connection closes after the answer.
  *
  * The rate is read from the socket's byte count, so a body is judged by what the client sent,
  * whatever reads it (the multipart reader, or Fastify's JSON parser).
  */
-export function createUploadGuard(limits: UploadLimits) {
-  const inFlight = new Map<number, number>();
+export function createUploadGuard(limits: UploadLimits, slots: UploadSlots) {
   const signals = new WeakMap<IncomingMessage, AbortSignal>();
 
   const tooSlow = () =>
@@ -39,31 +40,35 @@ export function createUploadGuard(limits: UploadLimits) {
 
   return {
     /** An `onRequest` hook, after authentication: refuses an upload beyond the user's cap, else watches it. */
-    admit(request: FastifyRequest, reply: FastifyReply) {
-      const userId = request.caller.userId;
-      const running = inFlight.get(userId) ?? 0;
-      if (running >= limits.perUser) {
+    async admit(request: FastifyRequest, reply: FastifyReply) {
+      // 'close' comes once the answer is sent or the connection is gone, whichever is first; it
+      // may come while the place is being taken (in Redis), and the place must not outlive it.
+      let closed = false;
+      let end = () => {};
+      reply.raw.once('close', () => {
+        closed = true;
+        end();
+      });
+      const slot = await slots.take(request.caller.userId);
+      if (!slot.taken) {
         // 429 rather than 409: nothing about the resource conflicts, the user is simply doing too
         // much at once, and waiting (Retry-After) is the remedy, as with the other limits.
         throw new ApiError(
           429,
           'too_many_uploads',
-          `You already have ${running} uploads in progress, the most at once; wait for one to finish.`,
+          `You already have ${slot.running} uploads in progress, the most at once; wait for one to finish.`,
           undefined,
           { 'retry-after': '10', connection: 'close' },
         );
       }
-      inFlight.set(userId, running + 1);
+      if (closed) return slot.release();
       const controller = new AbortController();
       signals.set(request.raw, controller.signal);
       const stopWatching = watchRate(request.raw, limits, () => controller.abort(tooSlow()));
-      // 'close' comes once the answer is sent or the connection is gone, whichever is first.
-      reply.raw.once('close', () => {
+      end = () => {
         stopWatching();
-        const left = (inFlight.get(userId) ?? 1) - 1;
-        if (left > 0) inFlight.set(userId, left);
-        else inFlight.delete(userId);
-      });
+        slot.release();
+      };
     },
 
     /** Aborted (with the 408 as its reason) when the upload of this request is too slow. */

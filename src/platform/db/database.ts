@@ -7,6 +7,7 @@ import {
   Migrator,
   PostgresDialect,
   SqliteDialect,
+  sql,
   type Compilable,
   type Migration,
 } from 'kysely';
@@ -123,7 +124,13 @@ export async function openDatabase(config: DatabaseConfig): Promise<DB> {
     : { db: openSqlite(config.dataDir), dialect: 'sqlite' as const };
   dialects.set(db, dialect);
   // Several instances may start at once on one PostgreSQL: the migrator takes an advisory lock there.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrationsFor(dialect) } });
+  // Its own tables go in the schema the platform's tables go in (the first of the search path):
+  // unqualified, Kysely would take another schema's for ours and never create them.
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+    ...(dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
+  });
   const { error } = await migrator.migrateToLatest();
   if (error) {
     await db.destroy();
@@ -133,6 +140,11 @@ export async function openDatabase(config: DatabaseConfig): Promise<DB> {
 }
 
 const dialects = new WeakMap<DB, Dialect>();
+
+async function currentSchema(db: DB): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return rows[0]!.schema;
+}
 
 /** Which engine a database opened here runs on, for the few statements that differ. */
 export const dialectOf = (db: DB): Dialect => dialects.get(db) ?? 'sqlite';

@@ -28,10 +28,11 @@ const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function bearerAuthentication(ctx: PlatformContext) {
   async function lookUp(tokenHash: string, now: number): Promise<Caller> {
+    const epoch = ctx.accessTokens.epoch();
     const found = await accessTokenCaller(ctx.db, tokenHash, now);
     if (!found) throw invalidToken('The access token is invalid, expired or revoked.');
     const caller = { userId: found.userId, role: found.role, scope: found.scope as Scope };
-    ctx.accessTokens.set(tokenHash, caller, found.grantId, found.expires_at, now);
+    ctx.accessTokens.set(tokenHash, caller, found.grantId, found.expires_at, now, epoch);
     return caller;
   }
 

@@ -226,7 +226,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     const returnTo = returnToOf(body.return_to);
 
     const user = email ? await findUserByEmail(ctx.db, email) : undefined;
-    const turn = ctx.signInLimiter.begin({
+    const turn = await ctx.signInLimiter.begin({
       account: email,
       address: request.ip,
       device: user && deviceOf(ctx, request, user.id),
@@ -247,7 +247,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       reply.code(401);
       return loginPage(request, reply, returnTo, { email, error: 'The email or password is incorrect.' });
     }
-    turn.succeeded();
+    await turn.succeeded();
     issueDeviceCookie(ctx, reply, user.id);
     await startSession(ctx, request, reply, user.id);
     if (returnTo === loginPath) {

@@ -219,7 +219,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
         await revokeGrant(ctx, ctx.db, refreshToken.grant_id);
       } else {
         // Unknown tokens and other clients' tokens: 200 and no effect (RFC 7009 2.2).
-        ctx.accessTokens.forgetToken(hash);
+        await ctx.accessTokens.forgetToken(hash);
         await revokeAccessTokenOfClient(ctx.db, hash, client.client_id, ctx.clock());
       }
       return reply.code(200).send(undefined);

@@ -39,8 +39,11 @@ export async function issueTokens(
   };
 }
 
-/** Ends a whole token family: every access and refresh token issued in it stops working. */
+/**
+ * Ends a whole token family: every access and refresh token issued in it stops working. The caches
+ * are told first (every instance's, with Redis): when they cannot be, nothing is revoked.
+ */
 export async function revokeGrant(ctx: PlatformContext, db: DB, grantId: number) {
-  ctx.accessTokens.forgetGrant(grantId);
+  await ctx.accessTokens.forgetGrant(grantId);
   await markGrantRevoked(db, grantId, ctx.clock());
 }

@@ -19,10 +19,12 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /**
- * The platform's own signing key (CSRF tokens, download URLs), generated once into the data
- * directory so that restarts keep issued links and forms valid.
+ * The platform's own signing key (CSRF tokens, download URLs, device cookies). `SIGNING_KEY` when
+ * given, so that instances with different data directories accept each other's forms and links;
+ * otherwise generated once into the data directory, so that restarts keep them valid.
  */
-export function loadSigningKey(dataDir: string): Buffer {
+export function loadSigningKey(dataDir: string, configured?: Buffer): Buffer {
+  if (configured) return configured;
   const file = join(dataDir, 'secrets.json');
   if (existsSync(file)) {
     const { signing_key } = JSON.parse(readFileSync(file, 'utf8')) as { signing_key: string };

@@ -117,10 +117,19 @@ export interface SignInAttempt {
 export interface SignInTurn {
   /** Milliseconds before this attempt may be checked; 0 when it may go on now. */
   waitMs: number;
-  succeeded(): void;
+  succeeded(): void | Promise<void>;
 }
 
-export class SignInLimiter {
+/**
+ * The rules above, kept in this process's memory (`SignInLimiter`) or, for several instances, in
+ * Redis (`RedisSignInLimiter`), chosen at start (shared-state/shared-state.ts).
+ */
+export interface SignInThrottle {
+  begin(attempt: SignInAttempt): SignInTurn | Promise<SignInTurn>;
+}
+
+/** In memory: one process's counts (at most `maxKeys` keys per counter); a restart forgets them. */
+export class SignInLimiter implements SignInThrottle {
   private readonly accounts: FailureCounter;
   private readonly addresses: FailureCounter;
   private readonly devices: FailureCounter;

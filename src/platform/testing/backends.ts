@@ -1,4 +1,6 @@
+import type { PlatformConfig } from '../env';
 import { freshPostgresSchema } from './postgres';
+import { testRedisEnv, testWithRedis } from './redis';
 
 /** Where a test platform keeps its state: configuration to add, and what to remove afterwards. */
 export interface TestBackend {
@@ -8,11 +10,33 @@ export interface TestBackend {
 
 /**
  * The backends the platform's integration tests run on. By default the embedded ones (SQLite and
- * files in the data directory, nothing to set); the Vitest project `platform-scaled` sets
- * TEST_DATABASE=postgres and runs the same tests on a fresh PostgreSQL schema per platform.
+ * files in the data directory, memory; nothing to set). The Vitest project `platform-scaled` runs
+ * the same tests on the scale-out engines: TEST_DATABASE=postgres (a fresh schema per platform) and
+ * TEST_REDIS=1 (a key prefix of its own, removed by the platform's close).
  */
 export async function testBackend(): Promise<TestBackend> {
-  if (process.env.TEST_DATABASE !== 'postgres') return { env: {}, dispose: async () => {} };
-  const schema = await freshPostgresSchema();
-  return { env: { DATABASE_URL: schema.url }, dispose: schema.drop };
+  const schema = process.env.TEST_DATABASE === 'postgres' ? await freshPostgresSchema() : undefined;
+  return {
+    env: {
+      ...(schema ? { DATABASE_URL: schema.url } : {}),
+      ...(testWithRedis ? testRedisEnv() : {}),
+    },
+    dispose: async () => {
+      await schema?.drop();
+    },
+  };
+}
+
+/**
+ * A second instance of a test platform: its own data directory, the first one's PostgreSQL schema
+ * and Redis keys (several instances share a database server, as deploy/ runs them). The first one's
+ * close removes them, so close this one first.
+ */
+export function sharedBackend(first: { config: PlatformConfig }): TestBackend {
+  const { database, redis } = first.config;
+  if (!database.url) throw new Error('Instances share a PostgreSQL database: run this in platform-scaled.');
+  return {
+    env: { DATABASE_URL: database.url, ...(redis ? testRedisEnv(redis.keyPrefix) : {}) },
+    dispose: async () => {},
+  };
 }

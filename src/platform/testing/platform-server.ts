@@ -9,7 +9,8 @@ import { configFor, type PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
 import { openDatabase } from '../db/database';
 import { browser, hiddenFields, type Browser } from './http-client';
-import { testBackend } from './backends';
+import { sharedBackend, testBackend } from './backends';
+import { removeRedisKeys } from './redis';
 
 export const demoPassword = 'demo-password';
 export const webRedirectUri = 'http://127.0.0.1:5173/auth/callback';
@@ -36,16 +37,28 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface StartOptions extends Pick<PlatformOptions, 'logger' | 'thumbnailHooks'> {
+  /**
+   * A second instance of that platform: its own data directory and port, the same database and the
+   * same Redis keys (testing/backends.ts). Close it before the platform it shares.
+   */
+  shareWith?: TestPlatform;
+}
+
 /**
  * A real platform on a real port with a fresh data directory and the demo data. Silent unless a
- * test passes a logger (to read what the platform logs).
+ * test passes a logger (to read what the platform logs). Its database, files and shared state are
+ * on the backends of the test run (testing/backends.ts): the embedded ones, or fresh ones on the
+ * scale-out engines, removed at close.
  */
 export async function startPlatform(
   env: Record<string, string> = {},
-  options: Pick<PlatformOptions, 'logger' | 'thumbnailHooks'> = {},
+  options: StartOptions = {},
 ): Promise<TestPlatform> {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
-  const backend = await testBackend();
+  const shared = options.shareWith;
+  // A second instance: the first one's database, Redis keys and files; the first one removes them.
+  const backend = shared ? sharedBackend(shared) : await testBackend();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const config = configFor({
@@ -67,9 +80,10 @@ export async function startPlatform(
     thumbnailHooks: options.thumbnailHooks,
   });
   await app.listen({ host: '127.0.0.1', port });
-  const webClient = JSON.parse(
-    readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
-  ) as TestPlatform['webClient'];
+  // A second instance finds the database seeded, so the web client's secret is the first one's.
+  const webClient =
+    shared?.webClient ??
+    (JSON.parse(readFileSync(join(dataDir, 'web-client.json'), 'utf8')) as TestPlatform['webClient']);
   return {
     app,
     url,
@@ -83,6 +97,7 @@ export async function startPlatform(
       await app.close();
       await backend.dispose();
       rmSync(dataDir, { recursive: true, force: true });
+      if (config.redis && !shared) await removeRedisKeys(config.redis.keyPrefix);
     },
   };
 }
