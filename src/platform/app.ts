@@ -101,11 +101,15 @@ export async function buildPlatform(
     runningClaims: shared.runningClaims,
     renditions,
     pdfThumbnails,
-    thumbnails: createPendingThumbnails({ db, blobs, pdfThumbnails, clock }, app.log, {
-      // Two per worker keep each worker fed while the next job's rows are read.
-      concurrency: 2 * config.pdfThumbnails.workers,
-      hooks: options.thumbnailHooks,
-    }),
+    thumbnails: createPendingThumbnails(
+      { db, blobs, pdfThumbnails, clock, runningClaims: shared.runningClaims },
+      app.log,
+      {
+        // Two per worker keep each worker fed while the next job's rows are read.
+        concurrency: 2 * config.pdfThumbnails.workers,
+        hooks: options.thumbnailHooks,
+      },
+    ),
   };
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

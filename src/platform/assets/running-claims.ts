@@ -1,8 +1,10 @@
 /**
- * Idempotency-Keys whose first request is running (assets/idempotency.ts). At start an instance
- * releases the keys left in progress by a stop or crash; with several instances, only those that
- * no instance is still running: in this process's memory (`MemoryRunningClaims`: at its start
- * nothing runs) or in Redis (`RedisRunningClaims`), chosen at start (shared-state/shared-state.ts).
+ * Work running on some instance: Idempotency-Keys whose first request is running
+ * (assets/idempotency.ts) and PDF thumbnails queued or being made (`thumbnail:<id>`,
+ * media/pending-thumbnails.ts). At start an instance releases the keys left in progress by a stop
+ * or crash and takes up the thumbnails left pending; with several instances, only those that no
+ * instance is still running: in this process's memory (`MemoryRunningClaims`: at its start nothing
+ * runs) or in Redis (`RedisRunningClaims`), chosen at start (shared-state/shared-state.ts).
  */
 export interface RunningClaims {
   /** Marks the claim as running here until `release` is called; never fails the request. */

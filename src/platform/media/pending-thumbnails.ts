@@ -18,11 +18,19 @@ import { blobPdfSource } from './pdf-thumbnails';
  * loses its pending row (the parent then has no `thumbnail_id`; the log says why); a parent deleted
  * meanwhile takes the row with it, and a PNG made too late is removed. Pending rows are the queue's
  * durable copy: whatever a stop or crash interrupts is made again after the next start.
+ *
+ * Several instances share the pending rows (deploy/): each thumbnail queued or being made holds a
+ * running claim (assets/running-claims.ts; leased in Redis), and an instance takes up only pending
+ * thumbnails that no instance holds — at its start and then every `rescanMs`, so that the work of
+ * an instance that died is finished by another once its lease has run out.
  */
 export interface PendingThumbnails {
   /** Makes the pending thumbnail `id`, after those already waiting. */
   make(id: number): void;
-  /** At start: queues every thumbnail a stop or crash left pending; answers how many. */
+  /**
+   * At start, and then every `rescanMs`: queues every pending thumbnail that no instance is making
+   * (left by a stop, a crash, or an instance that died); answers how many.
+   */
   resume(): Promise<number>;
   /** Seconds a client should wait before asking again for the pending thumbnail `id`. */
   retryAfterSeconds(id: number): number;
@@ -41,6 +49,8 @@ export interface PendingThumbnailOptions {
    * process must not do so at every start). Default 3.
    */
   maxAttempts?: number;
+  /** How often pending thumbnails that nobody makes are looked for again. Default a minute. */
+  rescanMs?: number;
   /** Tests hold thumbnails pending here: awaited before each render, and before its PNG is stored. */
   hooks?: ThumbnailHooks;
 }
@@ -50,7 +60,9 @@ export interface ThumbnailHooks {
   beforeStore?: (thumbnailId: number) => Promise<void>;
 }
 
-type Deps = Pick<PlatformContext, 'db' | 'blobs' | 'pdfThumbnails' | 'clock'>;
+type Deps = Pick<PlatformContext, 'db' | 'blobs' | 'pdfThumbnails' | 'clock' | 'runningClaims'>;
+
+const thumbnailClaim = (id: number) => `thumbnail:${id}`;
 
 export function createPendingThumbnails(
   deps: Deps,
@@ -62,6 +74,9 @@ export function createPendingThumbnails(
   const concurrency = Math.max(1, options.concurrency);
   const waiting: number[] = [];
   const running = new Map<number, Promise<void>>();
+  /** The claims of the thumbnails queued or being made here, to release when they leave. */
+  const claims = new Map<number, () => void>();
+  let rescan: NodeJS.Timeout | undefined;
   let closed = false;
   let markClosed: () => void = () => {};
   const closing = new Promise<void>((resolve) => {
@@ -166,30 +181,56 @@ export function createPendingThumbnails(
       const id = waiting.shift()!;
       const job = makeOne(id)
         .catch((error: unknown) => {
-          // A database or disk failure: the row stays pending and is tried again after a restart
-          // (render_attempts bounds how often).
+          // A database or disk failure: the row stays pending and is tried again at the next rescan
+          // or start (render_attempts bounds how often).
           log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
         })
         .finally(() => {
           running.delete(id);
+          release(id);
           pump();
         });
       running.set(id, job);
     }
   }
 
+  /** Marks the thumbnail as being made here, for the other instances' rescans. */
+  function claim(id: number) {
+    const held = Promise.resolve(deps.runningClaims.hold(thumbnailClaim(id)));
+    claims.set(id, () => void held.then((c) => c.release()));
+  }
+
+  function release(id: number) {
+    claims.get(id)?.();
+    claims.delete(id);
+  }
+
+  async function takeUpPending() {
+    const pending = await pendingThumbnailIds(ctx);
+    const elsewhere = await deps.runningClaims.running(pending.map(thumbnailClaim));
+    const ids = pending.filter((id) => !elsewhere.has(thumbnailClaim(id)) && !claims.has(id));
+    for (const id of ids) make(id);
+    if (ids.length > 0) log.info({ count: ids.length }, 'making PDF thumbnails left pending');
+    return ids.length;
+  }
+
+  function make(id: number) {
+    if (closed || claims.has(id)) return;
+    claim(id);
+    waiting.push(id);
+    pump();
+  }
+
   return {
-    make(id) {
-      if (closed || running.has(id) || waiting.includes(id)) return;
-      waiting.push(id);
-      pump();
-    },
+    make,
 
     async resume() {
-      const ids = await pendingThumbnailIds(ctx);
-      for (const id of ids) this.make(id);
-      if (ids.length > 0) log.info({ count: ids.length }, 'making PDF thumbnails left pending');
-      return ids.length;
+      rescan ??= setInterval(() => {
+        takeUpPending().catch((error: unknown) =>
+          log.error({ err: error }, 'looking for pending PDF thumbnails failed; tried again later'),
+        );
+      }, options.rescanMs ?? 60_000).unref();
+      return takeUpPending();
     },
 
     retryAfterSeconds(id) {
@@ -202,8 +243,10 @@ export function createPendingThumbnails(
 
     async close() {
       closed = true;
+      clearInterval(rescan);
       markClosed();
-      waiting.length = 0;
+      // What waits here is left to the other instances (or this one's next start).
+      for (const id of waiting.splice(0)) release(id);
       await deps.pdfThumbnails.close();
       await Promise.allSettled([...running.values()]);
     },
