@@ -27,16 +27,15 @@ import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { reviewRoutes } from './entities/review-routes';
-import { createFsBlobStore } from './storage/fs-blob-store';
+import { createStorage } from './storage/create-storage';
 import { AccessTokenCache } from './oauth/access-token-cache';
-import { sweepStorage } from './storage/sweep';
+import { sweepPeriodically, sweepStorage } from './storage/sweep';
 import { releaseInterruptedKeys } from './assets/idempotency';
 import { maxMultipartFields } from './assets/upload-body';
 import { connectionOptions } from './connection-timeouts';
 import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
-import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
 
@@ -58,10 +57,11 @@ export async function buildPlatform(
   const clock = options.clock ?? Date.now;
   const db = await openDatabase(config.dataDir);
   if (config.demoSeed) await seedDemoData(db, config, clock());
-  const blobs = createFsBlobStore(join(config.dataDir, 'blobs'));
-  const renditions = createRenditions(join(config.dataDir, 'renditions'), blobs);
+  const storage = createStorage(config);
+  const { blobs } = storage;
+  const renditions = createRenditions(storage.renditionCache, blobs);
   const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
-  await sweepStorage({ db, blobs });
+  await sweepStorage({ db, blobs, clock }, { minAgeMs: storage.orphanAgeMs });
   await releaseInterruptedKeys(db);
   await renditions.sweep(db);
 
@@ -99,14 +99,18 @@ export async function buildPlatform(
   app.setSerializerCompiler(serializerCompiler);
   // Workers start with the platform, so that the first PDF does not wait for pdf.js to load; then
   // the thumbnails a stop or crash left pending are made.
+  let stopSweeps = async () => {};
   app.addHook('onReady', async () => {
     ctx.pdfThumbnails.start();
     await ctx.thumbnails.resume();
+    if (storage.orphanAgeMs !== undefined) stopSweeps = sweepPeriodically(ctx, app.log, storage.orphanAgeMs);
   });
   // In this order: renders end (their thumbnails stay pending) before the database closes under them.
   app.addHook('onClose', async () => {
+    await stopSweeps();
     await ctx.thumbnails.close();
     await db.destroy();
+    storage.close();
   });
   installErrorHandling(app);
 

@@ -68,7 +68,7 @@ export function renditionFile(ctx: PlatformContext, row: Row, spec: RenditionSpe
     etag: `"${row.sha256}.${renditionName(spec)}"`,
     open: async () => {
       const file = await ctx.renditions.open(row, spec);
-      return { size: file.size, stream: async (range) => file.stream(range), close: () => file.close() };
+      return { size: file.size, stream: (range) => file.stream(range), close: () => file.close() };
     },
   };
 }

@@ -21,6 +21,7 @@ import { createFsBlobStore } from '../storage/fs-blob-store';
 import type { BlobStore } from '../storage/blob-store';
 import { multipartBody, pdf, sha256 } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { createRenditionCache } from './rendition-cache';
 import { createRenditions } from './renditions';
 
 let platform: TestPlatform;
@@ -544,7 +545,7 @@ describe('createRenditions', () => {
   }
 
   it('reads and renders once for many concurrent first requests, then serves the file', async () => {
-    const renditions = createRenditions(join(dir, 'cache'), blobs);
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache')), blobs);
     const source = await stored(await quadrants(800, 400));
     const spec = { variant: 'preview', width: 320, crop: null } as const;
     opens = 0;
@@ -552,7 +553,7 @@ describe('createRenditions', () => {
     expect(opens).toBe(1);
     const file = await renditions.open(source, spec);
     const chunks: Buffer[] = [];
-    for await (const chunk of file.stream()) chunks.push(chunk as Buffer);
+    for await (const chunk of (await file.stream())!) chunks.push(chunk as Buffer);
     expect((await sharp(Buffer.concat(chunks)).metadata()).width).toBe(320);
     expect(opens).toBe(1);
   });
@@ -573,7 +574,9 @@ describe('createRenditions', () => {
         return stream;
       },
     };
-    const renditions = createRenditions(join(dir, 'cache-limited'), counting, { concurrency: 2 });
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache-limited')), counting, {
+      concurrency: 2,
+    });
     const widths = [160, 320, 640, 800, 1280];
     await Promise.all(
       widths.map((width) => renditions.ensure(source, { variant: 'preview', width, crop: null })),
@@ -586,7 +589,7 @@ describe('createRenditions', () => {
   });
 
   it('remembers a failed render instead of decoding a hostile file again', async () => {
-    const renditions = createRenditions(join(dir, 'cache'), blobs);
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache')), blobs);
     const source = await stored(pixelBombPng());
     const spec = { variant: 'preview', width: 160, crop: null } as const;
     opens = 0;
@@ -602,7 +605,7 @@ describe('createRenditions', () => {
   });
 
   it('gives up on an image that takes longer than the time limit', async () => {
-    const renditions = createRenditions(join(dir, 'cache'), blobs, {
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache')), blobs, {
       limits: { maxPixels: 100_000_000, timeoutSeconds: 1 },
     });
     // 64 megapixels in a small file: decoding and encoding it at full size takes longer than that.

@@ -5,7 +5,6 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
-  ListObjectsV2Command,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -25,7 +24,7 @@ import {
   isTruncated,
   newBlobKey,
 } from './blob-intake';
-import { isMissingObject, isUnsatisfiableRange } from './s3-client';
+import { isMissingObject, isUnsatisfiableRange, listPages } from './s3-client';
 
 export interface S3BlobStoreOptions {
   /** How many leading bytes a StagedBlob keeps in `head`; at least `minimumHeadBytes`. */
@@ -212,11 +211,7 @@ export function createS3BlobStore(
     },
 
     async *keys({ startedBefore } = {}) {
-      let ContinuationToken: string | undefined;
-      do {
-        const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: blobPrefix, ContinuationToken }),
-        );
+      for await (const page of listPages(client, { Bucket: bucket, Prefix: blobPrefix })) {
         for (const object of page.Contents ?? []) {
           const key = object.Key?.slice(blobPrefix.length);
           // Only names this store could have written.
@@ -226,8 +221,7 @@ export function createS3BlobStore(
           if (startedBefore && !(object.LastModified && object.LastModified < startedBefore)) continue;
           yield key;
         }
-        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (ContinuationToken);
+      }
     },
   };
 }

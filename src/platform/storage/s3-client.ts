@@ -1,4 +1,4 @@
-import { S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
 import type { S3Config } from './storage-env';
 
 /**
@@ -32,3 +32,16 @@ export const isMissingObject = (error: unknown) =>
 /** A range that starts past the end of the object. */
 export const isUnsatisfiableRange = (error: unknown) =>
   nameOf(error) === 'InvalidRange' || statusOf(error) === 416;
+
+/** Every page of a listing (ListObjectsV2 answers at most 1 000 entries a page). */
+export async function* listPages(
+  client: S3Client,
+  params: { Bucket: string; Prefix: string; Delimiter?: string },
+): AsyncGenerator<ListObjectsV2CommandOutput> {
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ ...params, ContinuationToken }));
+    yield page;
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+}

@@ -2,10 +2,17 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
-import { ListMultipartUploadsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  type S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import type { BlobStore } from '../storage/blob-store';
 import { createFsBlobStore } from '../storage/fs-blob-store';
-import { createS3BlobStore } from '../storage/s3-blob-store';
+import { blobPrefix, createS3BlobStore } from '../storage/s3-blob-store';
+import { newBlobKey } from '../storage/blob-intake';
 import { s3TestEnv, testS3Client } from './s3';
 
 /** `bytes` as a stream of `count` chunks of uneven sizes, the way a socket delivers them. */
@@ -44,6 +51,8 @@ export interface StoreUnderTest {
    * in the bucket and its unfinished multipart uploads (`upload:<key>`).
    */
   traces(): Promise<string[]>;
+  /** What a process killed mid-upload leaves: a temporary file; an unfinished multipart upload. */
+  leaveUnfinishedUpload(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +69,10 @@ export function fsStoreUnderTest(): StoreUnderTest {
     store: createFsBlobStore(root),
     reopen: () => createFsBlobStore(root),
     traces: async () => filesUnder(root),
+    leaveUnfinishedUpload: async () => {
+      const store = createFsBlobStore(root);
+      await store.stage(Readable.from([Buffer.from('never committed')]), { maxBytes: 100 });
+    },
     close: async () => rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -88,6 +101,19 @@ export async function s3StoreUnderTest(): Promise<StoreUnderTest & { client: S3C
     traces: async () => {
       const { objects, uploads } = await bucketContents(client, bucket);
       return [...objects, ...uploads.map((key) => `upload:${key}`)].sort();
+    },
+    leaveUnfinishedUpload: async () => {
+      const Key = `${blobPrefix}${newBlobKey()}`;
+      const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key }));
+      await client.send(
+        new UploadPartCommand({
+          Bucket: bucket,
+          Key,
+          UploadId,
+          PartNumber: 1,
+          Body: Buffer.alloc(5 * 1024 * 1024),
+        }),
+      );
     },
     close: async () => client.destroy(),
   };

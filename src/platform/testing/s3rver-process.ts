@@ -13,6 +13,9 @@
  *   parts, removed when the upload completes), answering in S3's documented shape.
  * - It reads `Range: bytes=0-0` (the first byte alone) as the whole object (`end || Infinity`):
  *   its store's getObject is wrapped below to read one byte then.
+ * - With a Delimiter it does not look below the first level under the prefix, so the common
+ *   prefix of deeper keys goes missing (`renditions/v0/` of `renditions/v0/<key>/<name>.webp`): its
+ *   store's listObjects is wrapped below to group all keys under the prefix itself (in one page).
  * - It stores a streamed PutObject of current SDKs in its `aws-chunked` framing verbatim. The
  *   product never streams a PutObject of unknown length (lib-storage sends sized parts, renditions
  *   are buffers), so nothing needs to be turned off for it; a test writing objects of its own sends
@@ -40,7 +43,19 @@ interface StoredObject {
   content: Readable | null;
   range?: { start: number; end: number };
 }
+interface ListOptions {
+  delimiter?: string;
+  prefix?: string;
+  maxKeys?: number;
+  startAfter?: string;
+}
+interface Listing {
+  objects: { key: string }[];
+  commonPrefixes: string[];
+  isTruncated: boolean;
+}
 interface S3rverStore {
+  listObjects(bucket: string, options: ListOptions): Promise<Listing>;
   getObject(
     bucket: string,
     key: string,
@@ -145,6 +160,24 @@ store.getObject = async (bucket, key, options) => {
   object.content = createReadStream(store.getResourcePath(bucket, key, 'object'), { start: 0, end: 0 });
   object.range = { start: 0, end: 0 };
   return object;
+};
+const listObjects = store.listObjects.bind(store);
+store.listObjects = async (bucket, options) => {
+  const { delimiter, prefix = '', maxKeys = Infinity } = options;
+  if (!delimiter) return listObjects(bucket, options);
+  const all = await listObjects(bucket, { ...options, delimiter: '', maxKeys: Infinity });
+  const commonPrefixes = new Set<string>();
+  const objects: Listing['objects'] = [];
+  for (const object of all.objects) {
+    const cut = object.key.indexOf(delimiter, prefix.length);
+    if (cut === -1) objects.push(object);
+    else commonPrefixes.add(object.key.slice(0, cut + delimiter.length));
+  }
+  return {
+    objects: objects.slice(0, maxKeys),
+    commonPrefixes: [...commonPrefixes].sort(),
+    isTruncated: objects.length > maxKeys,
+  };
 };
 // First in the chain, so that s3rver's router never answers these two with MethodNotAllowed.
 server.middleware.unshift(missingOperations);
