@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BlobRange } from '../storage/blob-store';
+import type { BlobRange, PresignedHeaders } from '../storage/blob-store';
 
 /**
  * Rendition files on local disk (the S3 twin is s3-rendition-cache.ts): `root/v1/<blob key>/<rendition name>.webp`, one folder per
@@ -52,6 +52,8 @@ export interface RenditionCache {
   blobKeys(): Promise<string[]>;
   /** The rendition names of one original. */
   names(blobKey: string): Promise<string[]>;
+  /** A short-lived URL of the cache's own store for a rendition, where it has one (BlobStore's). */
+  presignedUrl?(blobKey: string, name: string, headers: PresignedHeaders): Promise<string>;
 }
 
 export function createRenditionCache(rootDir: string): RenditionCache {

@@ -5,7 +5,7 @@ import { cropOf } from '../../shared/assets/crop';
 import type { DB } from '../db/database';
 import type { AssetRow } from '../db/schema';
 import { ApiError, notFound } from '../errors';
-import type { BlobStore } from '../storage/blob-store';
+import type { BlobStore, PresignedHeaders } from '../storage/blob-store';
 import { defaultRenderLimits, renderImage, type RenderLimits } from './render-image';
 import type { CachedRendition, RenditionCache } from './rendition-cache';
 import { cropTag, isRenderable, renditionName, type RenditionSpec } from './rendition-request';
@@ -20,6 +20,15 @@ export interface Renditions {
   ensure(source: RenditionSource, spec: RenditionSpec): Promise<void>;
   /** The cached rendition, rendered first if it is not (yet, or any more) cached. */
   open(source: RenditionSource, spec: RenditionSpec): Promise<OpenRendition>;
+  /**
+   * A short-lived URL of the cache's store for the rendition, rendered first if needed; undefined
+   * when the cache has no URLs of its own (the disk).
+   */
+  presignedUrl(
+    source: RenditionSource,
+    spec: RenditionSpec,
+    headers: PresignedHeaders,
+  ): Promise<string | undefined>;
   /** Drops every rendition of an original whose bytes were deleted. */
   forget(blobKey: string): Promise<void>;
   /** Drops the cropped renditions made for any crop other than the asset's current one. */
@@ -156,6 +165,12 @@ export function createRenditions(
       // Removed between the render and here: the crop changed or the asset went away.
       if (!file) throw new ApiError(409, 'rendition_changed', 'The file changed; ask for a new link.');
       return file;
+    },
+
+    async presignedUrl(source, spec, headers) {
+      if (!cache.presignedUrl) return undefined;
+      await this.ensure(source, spec);
+      return cache.presignedUrl(source.blob_key, renditionName(spec), headers);
     },
 
     async forget(blobKey) {

@@ -6,7 +6,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { isMissingObject, listPages } from '../storage/s3-client';
+import { isMissingObject, listPages, presignGet } from '../storage/s3-client';
 import { type CachedRendition, type RenditionCache, safeName } from './rendition-cache';
 
 /**
@@ -153,5 +153,7 @@ export function createS3RenditionCache(client: S3Client, bucket: string): Rendit
     },
 
     names: listNames,
+
+    presignedUrl: (blobKey, name, headers) => presignGet(client, bucket, keyOf(blobKey, name), headers),
   };
 }

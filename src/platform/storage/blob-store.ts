@@ -48,6 +48,18 @@ export interface BlobStore {
   keys(options?: AgeLimit): AsyncIterable<string>;
   /** Bytes left for new files, for the log when the disk is full; undefined where unknown. */
   freeBytes(): Promise<number | undefined>;
+  /**
+   * A short-lived URL of the store itself that answers the bytes under a key with `headers`, for
+   * stores that have one (S3: a presigned GetObject); the disk has none.
+   */
+  presignedUrl?(key: string, headers: PresignedHeaders): Promise<string>;
+}
+
+/** What a presigned answer says about the bytes, as our own delivery would. */
+export interface PresignedHeaders {
+  contentType: string;
+  contentDisposition: string;
+  cacheControl: string;
 }
 
 /** Only what was begun before this time (the store's clock, as it reports its files' ages). */

@@ -24,7 +24,7 @@ import {
   isTruncated,
   newBlobKey,
 } from './blob-intake';
-import { isMissingObject, isUnsatisfiableRange, listPages } from './s3-client';
+import { isMissingObject, isUnsatisfiableRange, listPages, presignGet } from './s3-client';
 
 export interface S3BlobStoreOptions {
   /** How many leading bytes a StagedBlob keeps in `head`; at least `minimumHeadBytes`. */
@@ -209,6 +209,8 @@ export function createS3BlobStore(
       // A bucket has no "free space" to report.
       return undefined;
     },
+
+    presignedUrl: (key, headers) => presignGet(client, bucket, checked(key), headers),
 
     async *keys({ startedBefore } = {}) {
       for await (const page of listPages(client, { Bucket: bucket, Prefix: blobPrefix })) {

@@ -1,4 +1,11 @@
-import { ListObjectsV2Command, type ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { PresignedHeaders } from './blob-store';
 import type { S3Config } from './storage-env';
 
 /**
@@ -44,4 +51,25 @@ export async function* listPages(
     yield page;
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);
+}
+
+/**
+ * How long a presigned URL of the bucket works (S3_DELIVERY=redirect): enough for the client to
+ * follow the redirect, and short, since the bucket cannot end it when the asset changes.
+ */
+export const presignedUrlSeconds = 60;
+
+/** A GetObject URL of the bucket, answering with our delivery's headers. */
+export function presignGet(client: S3Client, bucket: string, key: string, headers: PresignedHeaders) {
+  return getSignedUrl(
+    client,
+    new GetObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ResponseContentType: headers.contentType,
+      ResponseContentDisposition: headers.contentDisposition,
+      ResponseCacheControl: headers.cacheControl,
+    }),
+    { expiresIn: presignedUrlSeconds },
+  );
 }

@@ -9,6 +9,7 @@ import { configFor, type PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
 import { openDatabase } from '../db/database';
 import { browser, hiddenFields, type Browser } from './http-client';
+import { s3TestEnv } from './s3';
 
 export const demoPassword = 'demo-password';
 export const webRedirectUri = 'http://127.0.0.1:5173/auth/callback';
@@ -36,8 +37,16 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A real platform on a real port with a fresh data directory and the demo data. Silent unless a
- * test passes a logger (to read what the platform logs).
+ * The test backend's environment: with TEST_BLOB_STORE=s3 (the platform-s3 Vitest project) every
+ * platform keeps its files in a bucket of its own on the tests' S3 server; otherwise on disk.
+ */
+export async function testBackendEnv(): Promise<Record<string, string>> {
+  return process.env.TEST_BLOB_STORE === 's3' ? s3TestEnv() : {};
+}
+
+/**
+ * A real platform on a real port with a fresh data directory and the demo data, on the test backend
+ * (testBackendEnv). Silent unless a test passes a logger (to read what the platform logs).
  */
 export async function startPlatform(
   env: Record<string, string> = {},
@@ -55,6 +64,7 @@ export async function startPlatform(
     // Tests run on busy machines too: PDF renders at the lowest priority would wait behind any other
     // work there, and go without a thumbnail past their time limit.
     PDF_THUMBNAIL_LOW_PRIORITY: '0',
+    ...(await testBackendEnv()),
     ...env,
   });
   let offset = 0;
