@@ -106,7 +106,9 @@ export function createS3BlobStore(
     } catch (caught) {
       // Destroying is what keeps the rest of an oversized or unwanted upload from being read.
       source.destroy();
-      const error = sourceFailure?.error ?? caught;
+      // The source's own error is the one it keeps (`errored`): a multipart file stream may report
+      // another one to its reader first (busboy: "Part terminated early" before "Unexpected end").
+      const error = sourceFailure ? (source.errored ?? sourceFailure.error) : caught;
       // A multipart stream cut at its limit may report that as its own error instead of ending.
       if (isTruncated(source) && !(error instanceof BlobTooLargeError)) {
         throw new BlobTooLargeError(maxBytes, { cause: error });
