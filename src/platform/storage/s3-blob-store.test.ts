@@ -1,4 +1,10 @@
+import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
+import { fileURLToPath } from 'node:url';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
@@ -11,6 +17,7 @@ import { BlobTooLargeError, type StagedBlob } from './blob-store';
 import { newBlobKey } from './blob-intake';
 import { blobPrefix } from './s3-blob-store';
 import { countingSource, s3StoreUnderTest } from '../testing/blob-stores';
+import { testS3ClientConfig } from '../testing/s3';
 
 /** What only the S3 store promises: multipart uploads that never outlive a failure, paging, memory. */
 
@@ -106,6 +113,84 @@ describe('multipart uploads', () => {
     // rest keeps the previous one alive): 27-37 MB measured here. Keeping the file would take 100.
     expect(peak - before).toBeLessThan(50 * MB);
   }, 180_000);
+});
+
+describe('a process killed mid-upload', () => {
+  it('never shows a partial object under a key, and leaves only unfinished uploads for the sweep', async () => {
+    const size = 6 * MB;
+    const dir = mkdtempSync(join(tmpdir(), 's3-writer-'));
+    const script = join(dir, 'writer.mts');
+    const storeModule = fileURLToPath(new URL('./s3-blob-store.ts', import.meta.url));
+    const clientModule = fileURLToPath(new URL('./s3-client.ts', import.meta.url));
+    const { endpoint, region, credentials, forcePathStyle } = testS3ClientConfig();
+    const config = { kind: 's3', endpoint, region, credentials, forcePathStyle, bucket: medium.bucket };
+    writeFileSync(
+      script,
+      `import { randomBytes, createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createS3BlobStore } from ${JSON.stringify(storeModule)};
+import { createS3Client } from ${JSON.stringify(clientModule)};
+const client = createS3Client(${JSON.stringify(config)});
+const store = createS3BlobStore(client, ${JSON.stringify(medium.bucket)});
+// The first part quickly, the rest slowly: most of the time a multipart upload is open.
+async function* slow(bytes) {
+  yield bytes.subarray(0, 5.5 * 1024 * 1024);
+  for (let i = 5.5 * 1024 * 1024; i < bytes.length; i += 65536) { yield bytes.subarray(i, i + 65536); await sleep(20); }
+}
+async function loop() {
+  for (;;) {
+    const bytes = randomBytes(${size});
+    const staged = await store.stage(Readable.from(slow(bytes)), { maxBytes: ${size} });
+    await staged.commit();
+    process.stdout.write(staged.key + ' ' + createHash('sha256').update(bytes).digest('hex') + '\\n');
+  }
+}
+for (let i = 0; i < 3; i++) void loop();
+`,
+    );
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const reported = new Map<string, string>();
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        child.on('exit', () => reject(new Error('the writer stopped by itself')));
+        child.stdout.on('data', (data: Buffer) => {
+          output += data.toString();
+          const lines = output.split('\n');
+          output = lines.pop()!;
+          for (const line of lines) {
+            const [key, hash] = line.split(' ');
+            reported.set(key!, hash!);
+          }
+          if (reported.size >= 4) resolve();
+        });
+      });
+      // Once a multipart upload is open, so that the kill interrupts one.
+      await expect
+        .poll(async () => (await medium.traces()).some((trace) => trace.startsWith('upload:')))
+        .toBe(true);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+
+      // Every key the process reported is complete; every object under a key is whole.
+      for (const [key, hash] of reported) {
+        const bytes = await buffer((await medium.store.open(key))!);
+        expect(createHash('sha256').update(bytes).digest('hex')).toBe(hash);
+      }
+      for await (const key of medium.store.keys()) expect(await medium.store.size(key)).toBe(size);
+      // The uploads in flight are unfinished multipart uploads, which the sweep aborts.
+      const later = new Date(Date.now() + 60_000);
+      expect(await medium.store.removeTemporaryLeftovers({ startedBefore: later })).toBeGreaterThanOrEqual(1);
+      expect((await medium.traces()).filter((trace) => trace.startsWith('upload:'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A node process of its own, loading tsx and the SDK: seconds on a busy machine.
+  }, 120_000);
 });
 
 describe('listing', () => {

@@ -71,9 +71,17 @@ export function s3Endpoint(): string {
   return endpoint;
 }
 
+/** How to reach the test server, for a client of one's own (in a child process, say). */
+export const testS3ClientConfig = () => ({
+  endpoint: s3Endpoint(),
+  region,
+  credentials,
+  forcePathStyle: true,
+});
+
 /** An S3 client of the test server, for tests that look into a bucket from outside the platform. */
 export function testS3Client() {
-  return new S3Client({ endpoint: s3Endpoint(), region, credentials, forcePathStyle: true });
+  return new S3Client(testS3ClientConfig());
 }
 
 /**
