@@ -71,6 +71,13 @@ describe.each(caches)('$kind rendition cache', ({ open }) => {
     return { size: file.size, bytes: stream && (await buffer(stream)) };
   }
 
+  /** What the start-up sweep sees, in a stable order. */
+  async function originals() {
+    const found: { blobKey: string; names: string[] }[] = [];
+    for await (const { blobKey, names } of cache.originals()) found.push({ blobKey, names: names.sort() });
+    return found.sort((a, b) => (a.blobKey < b.blobKey ? -1 : 1));
+  }
+
   it('serves what was written, whole or by range, and nothing it did not write', async () => {
     const key = newBlobKey();
     const bytes = randomBytes(50_000);
@@ -113,7 +120,12 @@ describe.each(caches)('$kind rendition cache', ({ open }) => {
       await cache.write(one, name, Buffer.from(name));
     }
     await cache.write(two, 'preview-w160', Buffer.from('two'));
-    expect((await cache.blobKeys()).sort()).toEqual([one, two].sort());
+    expect(await originals()).toEqual(
+      [
+        { blobKey: one, names: ['cropped-c0_0_50_50-full', 'cropped-c1_1_9_9-full', 'preview-w160'] },
+        { blobKey: two, names: ['preview-w160'] },
+      ].sort((a, b) => (a.blobKey < b.blobKey ? -1 : 1)),
+    );
     expect((await cache.names(one)).sort()).toEqual([
       'cropped-c0_0_50_50-full',
       'cropped-c1_1_9_9-full',
@@ -124,7 +136,7 @@ describe.each(caches)('$kind rendition cache', ({ open }) => {
     expect((await cache.names(one)).sort()).toEqual(['cropped-c0_0_50_50-full', 'preview-w160']);
     await cache.removeAll(one);
     expect(await cache.names(one)).toEqual([]);
-    expect(await cache.blobKeys()).toEqual([two]);
+    expect(await originals()).toEqual([{ blobKey: two, names: ['preview-w160'] }]);
     await cache.removeAll(one);
     expect(await read(two, 'preview-w160')).toEqual({ size: 3, bytes: Buffer.from('two') });
   });

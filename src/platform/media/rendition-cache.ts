@@ -48,8 +48,11 @@ export interface RenditionCache {
   removeWhere(blobKey: string, stale: (name: string) => boolean): Promise<number>;
   /** Temporary files of a killed process and folders of older generations; call at start only. */
   removeLeftovers(): Promise<number>;
-  /** The blob keys that have renditions, for the start-up sweep. */
-  blobKeys(): Promise<string[]>;
+  /**
+   * Every original that has renditions, with their names, for the start-up sweep: in one pass over
+   * the cache (a bucket lists a thousand objects a request, not one original's).
+   */
+  originals(): AsyncIterable<{ blobKey: string; names: string[] }>;
   /** The rendition names of one original. */
   names(blobKey: string): Promise<string[]>;
   /** A short-lived URL of the cache's own store for a rendition, where it has one (BlobStore's). */
@@ -173,13 +176,15 @@ export function createRenditionCache(rootDir: string): RenditionCache {
       return removed;
     },
 
-    async blobKeys() {
+    async *originals() {
+      let blobKeys: string[];
       try {
-        return (await readdir(current)).filter((name) => safeName.test(name));
+        blobKeys = (await readdir(current)).filter((name) => safeName.test(name));
       } catch (error) {
-        if (isAbsent(error)) return [];
+        if (isAbsent(error)) return;
         throw error;
       }
+      for (const blobKey of blobKeys) yield { blobKey, names: await listNames(blobKey) };
     },
 
     names: listNames,

@@ -188,7 +188,7 @@ export function createRenditions(
 
     async sweep(db) {
       let removed = await cache.removeLeftovers();
-      for (const blobKey of await cache.blobKeys()) {
+      for await (const { blobKey, names } of cache.originals()) {
         const row = await db
           .selectFrom('assets')
           .select(['meta', 'content_type'])
@@ -200,7 +200,8 @@ export function createRenditions(
           continue;
         }
         const crop = cropOf(JSON.parse(row.meta) as Record<string, unknown>) ?? null;
-        removed += await cache.removeWhere(blobKey, otherCrops(crop));
+        // Most originals have no old crop: they cost the cache nothing more.
+        if (names.some(otherCrops(crop))) removed += await cache.removeWhere(blobKey, otherCrops(crop));
       }
       return { removed };
     },

@@ -141,15 +141,21 @@ export function createS3RenditionCache(client: S3Client, bucket: string): Rendit
       return removed;
     },
 
-    async blobKeys() {
-      const keys: string[] = [];
-      for await (const page of listPages(client, { Bucket: bucket, Prefix: current, Delimiter: '/' })) {
-        for (const { Prefix } of page.CommonPrefixes ?? []) {
-          const blobKey = Prefix?.slice(current.length, -1);
-          if (blobKey && safeName.test(blobKey)) keys.push(blobKey);
+    async *originals() {
+      // Listed in key order, so each original's renditions come one after another.
+      let group: { blobKey: string; names: string[] } | undefined;
+      for await (const page of listPages(client, { Bucket: bucket, Prefix: current })) {
+        for (const object of page.Contents ?? []) {
+          const [blobKey, file, ...deeper] = object.Key!.slice(current.length).split('/');
+          if (!blobKey || !safeName.test(blobKey) || file === undefined || deeper.length > 0) continue;
+          if (group?.blobKey !== blobKey) {
+            if (group) yield group;
+            group = { blobKey, names: [] };
+          }
+          if (file.endsWith(extension)) group.names.push(file.slice(0, -extension.length));
         }
       }
-      return keys;
+      if (group) yield group;
     },
 
     names: listNames,
