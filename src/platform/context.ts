@@ -17,7 +17,7 @@ export interface PlatformContext {
   signInLimiter: SignInLimiter;
   blobs: BlobStore;
   accessTokens: AccessTokenCache;
-  /** Image renditions (cropped, preview), cached on disk under DATA_DIR/renditions. */
+  /** Image renditions (cropped, preview), cached under DATA_DIR/renditions or in the bucket (BLOB_STORE). */
   renditions: Renditions;
   /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */
   pdfThumbnails: PdfThumbnailPool;
