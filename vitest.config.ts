@@ -1,5 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/** One S3 server (s3rver, a child process) per run, for the tests that use a bucket. */
+const s3Server = 'src/platform/testing/s3.ts';
+
+/**
+ * Tests of the disk store's own ways, which a bucket does not have: temporary files, fsync, renames
+ * and modes, a full disk (ENOSPC from a tiny tmpfs). The BlobStore contract (blob-store.test.ts) and
+ * the S3 store's own tests run on both stores.
+ */
+const diskStoreTests = [
+  'src/platform/storage/fs-blob-store.test.ts',
+  'src/platform/storage/file-writer.test.ts',
+  'src/platform/storage/disk-full.test.ts',
+];
+
 export default defineConfig({
   test: {
     // Integration tests start real servers on real ports and use scrypt; give them room on 2 cores
@@ -20,18 +34,22 @@ export default defineConfig({
           // runs in platform-scaled alone: *.scaled.test.ts and *.redis.test.ts.
           exclude: ['src/web/**', 'src/**/*.scaled.test.ts', 'src/**/*.redis.test.ts'],
           environment: 'node',
+          globalSetup: [s3Server],
         },
       },
       {
-        // The platform's integration tests again, on the scale-out backends (issue 15): PostgreSQL
-        // (a fresh schema per test platform) and Redis (a key prefix of its own: rate limits, sign-in
-        // throttling, the upload cap, revocations). `.ci/run` brings the engines up where missing.
+        // The platform's integration tests again, on the scale-out backends (issue 15), each test
+        // platform with a fresh PostgreSQL schema, a bucket of its own on the tests' S3 server and a
+        // Redis key prefix of its own (src/platform/testing/backends.ts). `.ci/run` brings PostgreSQL
+        // and Redis up where they are missing.
         extends: true,
         test: {
           name: 'platform-scaled',
           include: ['src/platform/**/*.test.ts'],
+          exclude: diskStoreTests,
           environment: 'node',
-          env: { TEST_DATABASE: 'postgres', TEST_REDIS: '1' },
+          globalSetup: [s3Server],
+          env: { TEST_DATABASE: 'postgres', TEST_BLOB_STORE: 's3', TEST_REDIS: '1' },
         },
       },
       {

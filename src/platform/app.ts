@@ -26,9 +26,9 @@ import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { reviewRoutes } from './entities/review-routes';
-import { createFsBlobStore } from './storage/fs-blob-store';
+import { createStorage } from './storage/create-storage';
 import { createSharedState } from './shared-state/shared-state';
-import { sweepStorage } from './storage/sweep';
+import { sweepPeriodically, sweepStorage } from './storage/sweep';
 import { releaseInterruptedKeys } from './assets/idempotency';
 import { maxMultipartFields } from './assets/upload-body';
 import { connectionOptions } from './connection-timeouts';
@@ -36,7 +36,6 @@ import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
 
@@ -60,10 +59,11 @@ export async function buildPlatform(
   mkdirSync(config.dataDir, { recursive: true });
   const db = await openDatabase(config);
   if (config.demoSeed) await seedDemoData(db, config, clock());
-  const blobs = createFsBlobStore(join(config.dataDir, 'blobs'));
-  const renditions = createRenditions(join(config.dataDir, 'renditions'), blobs);
+  const storage = createStorage(config);
+  const { blobs } = storage;
+  const renditions = createRenditions(storage.renditionCache, blobs);
   const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
-  await sweepStorage({ db, blobs });
+  await sweepStorage({ db, blobs, clock }, { minAgeMs: storage.orphanAgeMs });
   await renditions.sweep(db);
 
   const app = Fastify({
@@ -86,6 +86,7 @@ export async function buildPlatform(
   // Rate limits, sign-in throttling, the upload cap and revocations: in memory, or in Redis.
   const shared = await createSharedState(config, clock, app.log).catch(async (error: unknown) => {
     await db.destroy();
+    storage.close();
     throw error;
   });
   await releaseInterruptedKeys(db, shared.runningClaims);
@@ -115,15 +116,19 @@ export async function buildPlatform(
   app.setSerializerCompiler(serializerCompiler);
   // Workers start with the platform, so that the first PDF does not wait for pdf.js to load; then
   // the thumbnails a stop or crash left pending are made.
+  let stopSweeps = async () => {};
   app.addHook('onReady', async () => {
     ctx.pdfThumbnails.start();
     await ctx.thumbnails.resume();
+    if (storage.orphanAgeMs !== undefined) stopSweeps = sweepPeriodically(ctx, app.log, storage.orphanAgeMs);
   });
   // In this order: renders end (their thumbnails stay pending) before the database closes under them.
   app.addHook('onClose', async () => {
+    await stopSweeps();
     await ctx.thumbnails.close();
     await db.destroy();
     await shared.close();
+    storage.close();
   });
   installErrorHandling(app);
 

@@ -23,7 +23,7 @@ export interface PlatformContext {
   uploadSlots: UploadSlots;
   /** Idempotency-Keys whose first request runs, here or on another instance. */
   runningClaims: RunningClaims;
-  /** Image renditions (cropped, preview), cached on disk under DATA_DIR/renditions. */
+  /** Image renditions (cropped, preview), cached under DATA_DIR/renditions or in the bucket (BLOB_STORE). */
   renditions: Renditions;
   /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */
   pdfThumbnails: PdfThumbnailPool;

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { checkStorageEnv, storageConfig, storageEnvFields } from './storage/storage-env';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().positive();
@@ -82,11 +83,13 @@ const envSchema = z
     REDIS_KEY_PREFIX: z.string().min(1).max(100).default('am:'),
     /** The key of CSRF tokens, download URLs and device cookies; unset: DATA_DIR/secrets.json. */
     SIGNING_KEY: signingKey.optional(),
+    ...storageEnvFields,
   })
   .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
     path: ['HEADERS_TIMEOUT_MS'],
     message: 'must not be longer than REQUEST_TIMEOUT_MS',
   })
+  .superRefine(checkStorageEnv)
   .transform((env) => {
     const publicUrl = env.PLATFORM_PUBLIC_URL ?? `http://${env.PLATFORM_HOST}:${env.PLATFORM_PORT}`;
     const webOrigins = (env.WEB_ORIGINS ?? new URL(env.WEB_PUBLIC_URL).origin)
@@ -133,6 +136,7 @@ const envSchema = z
         maxBytes: env.PDF_THUMBNAIL_MAX_BYTES,
         lowPriority: env.PDF_THUMBNAIL_LOW_PRIORITY,
       },
+      blobStore: storageConfig(env),
     };
   });
 

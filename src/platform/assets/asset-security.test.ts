@@ -5,7 +5,7 @@ import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import { csv, jpeg, multipartBody, pdf, png, sha256, type UploadFile } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
-import { storageState } from '../testing/storage-state';
+import { storageState, uploadsUnderWay } from '../testing/storage-state';
 
 let platform: TestPlatform;
 let issuer: string;
@@ -404,7 +404,7 @@ describe('U7 a client that disconnects halfway', () => {
     req.write(head);
     req.write(Buffer.alloc(300_000, 'a'));
     // Gone once the platform is writing the file, three tenths of the way through.
-    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(1);
     req.destroy();
     await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
     await expectNothingKept();

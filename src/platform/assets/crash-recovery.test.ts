@@ -3,7 +3,7 @@ import { afterAll, expect, it } from 'vitest';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { multipartBody, sha256 } from '../testing/files';
 import { bearer, type TestPlatform, tokensFor } from '../testing/platform-server';
-import { storageState } from '../testing/storage-state';
+import { storageState, uploadsUnderWay } from '../testing/storage-state';
 import { childPlatformFixture } from '../testing/child-platform';
 
 // U13 keeps thirty uploads of one user in flight: more than the per-user cap (H8) lets through.
@@ -118,7 +118,7 @@ it('H7 lets a retry with the same Idempotency-Key succeed after a SIGKILL mid-up
   // platform has started writing the file.
   const first = pacedPost(`${url}/v2/core/assets`, access_token, form(), 300_000, key).catch(() => undefined);
   const config = await child.config();
-  await expect.poll(async () => (await storageState(config)).temporary, { timeout: 60_000 }).toBe(1);
+  await expect.poll(() => uploadsUnderWay(config), { timeout: 60_000 }).toBe(1);
   await child.kill();
   expect(await first).toBeUndefined();
 

@@ -14,6 +14,9 @@ import { idParams, thumbnailPending } from './asset-routes';
 import { originalFile, renditionFile } from '../media/delivered-file';
 import { renditionFor, variants } from '../media/rendition-request';
 
+const redirectToBucket = (ctx: PlatformContext) =>
+  ctx.config.blobStore.kind === 's3' && ctx.config.blobStore.delivery === 'redirect';
+
 const inlineTypes = /^(image\/(jpeg|png|webp|gif|avif)|application\/pdf)$/;
 
 const invalidLink = () =>
@@ -68,6 +71,9 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       }),
       response: {
         200: bytes('The file, or its rendition (WebP).'),
+        302: noBody.describe(
+          'With S3_DELIVERY=redirect: the file at a URL of the bucket that works for 60 s (Location).',
+        ),
         206: bytes('One range of the file (Content-Range says which).'),
         304: noBody.describe('Not modified: the If-None-Match ETag is current.'),
         403: problem('A signature that does not match, a link that expired or was ended by a change.'),
@@ -105,6 +111,21 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       if (fresh({ 'if-none-match': request.headers['if-none-match'] }, validators))
         return reply.code(304).headers(validators).send(undefined);
 
+      const disposition = contentDisposition(file.name, {
+        type: inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
+      });
+      // S3_DELIVERY=redirect: every check above is done; the bucket sends the bytes (and honours
+      // Range) under a URL that works for a minute. HEAD is answered here, without the bucket.
+      if (redirectToBucket(ctx) && request.method === 'GET') {
+        const location = await file.presignedUrl({
+          contentType: file.contentType,
+          contentDisposition: disposition,
+          cacheControl: validators['cache-control'],
+        });
+        if (location)
+          return reply.code(302).headers({ location, 'cache-control': 'no-store' }).send(undefined);
+      }
+
       const opened = await file.open();
       const range = rangeOf(request, file.etag, opened.size);
       if (range === 'unsatisfiable') {
@@ -121,9 +142,7 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
           ...validators,
           'content-type': file.contentType,
           'content-length': range ? range.end - range.start + 1 : opened.size,
-          'content-disposition': contentDisposition(file.name, {
-            type: inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
-          }),
+          'content-disposition': disposition,
           'accept-ranges': 'bytes',
           'x-content-type-options': 'nosniff',
           'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",

@@ -356,6 +356,8 @@ describe('OpenAPI', () => {
     expect(Object.keys(route!.responses).sort()).toEqual([
       '200',
       '206',
+      // With S3_DELIVERY=redirect.
+      '302',
       '304',
       '403',
       '404',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemSchema } from '../../shared/api/problem';
 import { csv, multipartBody } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
-import { storageState } from '../testing/storage-state';
+import { storageState, uploadsUnderWay } from '../testing/storage-state';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,7 +74,7 @@ describe('H8 slow clients', () => {
     let answered = false;
     void upload.answer.then(() => (answered = true));
     // The file has started: the platform is staging it in a temporary file.
-    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(1);
     const trickle = setInterval(() => {
       if (!answered) upload.request.write('1');
     }, 200);
@@ -200,7 +200,7 @@ describe('H8 concurrent uploads per user', () => {
 
   it('H8 answers a third upload of the same user at once with 429, and lets it through once one ends', async () => {
     const held = [startUpload(platform, issuer, 1000), startUpload(platform, issuer, 1000)];
-    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(2);
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(2);
 
     const refused = await upload(issuer, investment);
     expect(refused.status).toBe(429);

@@ -5,7 +5,7 @@ import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import { csv, multipartBody } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
-import { storageState } from '../testing/storage-state';
+import { storageState, uploadsUnderWay } from '../testing/storage-state';
 
 /** What the platform logs, one parsed line each. */
 const logLines: { level: number; msg: string; err?: unknown }[] = [];
@@ -73,7 +73,7 @@ describe('H12 a client that goes away mid-upload', () => {
     logLines.length = 0;
     const upload = heldUpload({}, Buffer.alloc(1_000_000, 'a'));
     upload.request.write(Buffer.alloc(200_000, 'a'));
-    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(1);
     upload.request.destroy();
     await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
     await expect.poll(() => logLines.some((line) => /cancel/i.test(line.msg))).toBe(true);
@@ -103,7 +103,7 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
       });
     // The first request stalls after the file's first bytes: its key is in progress.
     const first = heldUpload(key, bytes);
-    await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(1);
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(1);
 
     // Within the limit, a retry is told that the first one still runs.
     const early = await send();

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { contentKinds } from '../../shared/assets/file-types';
 import type { PlatformContext } from '../context';
 import type { AssetRow } from '../db/schema';
-import type { BlobRange } from '../storage/blob-store';
+import type { BlobRange, PresignedHeaders } from '../storage/blob-store';
 import { renditionName, type RenditionSpec } from './rendition-request';
 
 /** What the delivery endpoint sends for a signed URL: the stored original or a rendition of it. */
@@ -14,6 +14,11 @@ export interface DeliveredFile {
   etag: string;
   /** The bytes' size, then the bytes; a rendition missing from the cache is rendered first. */
   open(): Promise<OpenedFile>;
+  /**
+   * A short-lived URL of the bucket answering the bytes with `headers` (S3_DELIVERY=redirect); a
+   * rendition missing from the cache is rendered first. Undefined where the store has no URLs.
+   */
+  presignedUrl(headers: PresignedHeaders): Promise<string | undefined>;
 }
 
 export interface OpenedFile {
@@ -55,6 +60,7 @@ export function originalFile(ctx: PlatformContext, row: Row): DeliveredFile {
       stream: (range) => ctx.blobs.open(row.blob_key, range),
       close: async () => {},
     }),
+    presignedUrl: async (headers) => ctx.blobs.presignedUrl?.(row.blob_key, headers),
   };
 }
 
@@ -68,7 +74,8 @@ export function renditionFile(ctx: PlatformContext, row: Row, spec: RenditionSpe
     etag: `"${row.sha256}.${renditionName(spec)}"`,
     open: async () => {
       const file = await ctx.renditions.open(row, spec);
-      return { size: file.size, stream: async (range) => file.stream(range), close: () => file.close() };
+      return { size: file.size, stream: (range) => file.stream(range), close: () => file.close() };
     },
+    presignedUrl: (headers) => ctx.renditions.presignedUrl(row, spec, headers),
   };
 }

@@ -1,5 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meSchema } from '../../shared/api/me';
@@ -19,6 +18,7 @@ import {
 } from '../testing/pdf-files';
 import { bearer, startPlatform, tokensFor } from '../testing/platform-server';
 import { storageState } from '../testing/storage-state';
+import { storedBlobKeys } from '../testing/stored-files';
 import { pollUntil, thumbnailGate } from '../testing/thumbnails';
 
 interface LogLine {
@@ -109,12 +109,7 @@ function client(setup: () => Setup) {
       return asset && asset.thumbnail_id === undefined ? asset : undefined;
     });
   /** Every file in the platform's blob store (committed ones, not staging leftovers). */
-  const storedKeys = () => {
-    const root = join(setup().platform.dataDir, 'blobs');
-    return readdirSync(root)
-      .filter((folder) => folder !== 'tmp')
-      .flatMap((folder) => readdirSync(join(root, folder)));
-  };
+  const storedKeys = () => storedBlobKeys(setup().platform);
   return { api, upload, get, downloadUrl, ready, withoutThumbnail, storedKeys };
 }
 
@@ -152,7 +147,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
   const { api, upload, get, downloadUrl, ready, withoutThumbnail, storedKeys } = client(() => setup);
 
   it('answers 201 with thumbnail_id before rendering; the thumbnail is pending (409 with Retry-After) until made', async () => {
-    const before = storedKeys().length;
+    const before = (await storedKeys()).length;
     // No render may begin: had the upload waited for its thumbnail, it would never be answered.
     beforeRender.hold();
     const parent = await upload(threePagePdf());
@@ -186,7 +181,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     }
     // The PDF itself is there at once.
     expect((await fetch(await downloadUrl(parent.id))).status).toBe(200);
-    expect(storedKeys().length).toBe(before + 1);
+    expect((await storedKeys()).length).toBe(before + 1);
 
     beforeRender.release();
     const thumbnail = await ready(thumbnailId);
@@ -194,7 +189,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     expect(thumbnail.pending).toBeUndefined();
     // Made is a change: its ETag is not the pending one's.
     expect((await get(thumbnailId)).etag).not.toBe(pending.etag);
-    expect(storedKeys().length).toBe(before + 2);
+    expect((await storedKeys()).length).toBe(before + 2);
 
     const file = await fetch(await downloadUrl(thumbnailId));
     expect(file.status).toBe(200);
@@ -294,7 +289,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
   });
 
   it('makes no thumbnail of an image in a thumbifiable slot, nor of a PDF in a non-thumbifiable one', async () => {
-    const before = storedKeys().length;
+    const before = (await storedKeys()).length;
     const image = await upload(await png(300, 200), {});
     expect(image).toMatchObject({ thumbifiable: true, content_type: 'image/png' });
     expect(image.thumbnail_id).toBeUndefined();
@@ -305,13 +300,13 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     });
     expect(document).toMatchObject({ thumbifiable: false, content_type: 'application/pdf' });
     expect(document.thumbnail_id).toBeUndefined();
-    expect(storedKeys().length).toBe(before + 2);
+    expect((await storedKeys()).length).toBe(before + 2);
   });
 
   it('PT3 ends a PDF that cannot be thumbnailed with no thumbnail: thumbnail_id cleared, the reason logged, never the content', async () => {
     const warnedBefore = thumbnailWarnings(setup).length;
     for (const bytes of [encryptedPdf(), garbagePdf(), truncatedPdf()]) {
-      const before = storedKeys();
+      const before = await storedKeys();
       const asset = await upload(bytes);
       // Reserved at the upload, as for any PDF of this type: whether pdf.js can read it comes later.
       expect(asset.thumbnail_id).toMatch(/^\d+$/);
@@ -322,7 +317,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
         404,
       );
       // The file itself, and nothing else, was kept.
-      expect(storedKeys().length).toBe(before.length + 1);
+      expect((await storedKeys()).length).toBe(before.length + 1);
       const file = await fetch(await downloadUrl(asset.id));
       expect(sha256(new Uint8Array(await file.arrayBuffer()))).toBe(sha256(bytes));
     }
@@ -342,15 +337,14 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     const parent = await upload(redHalfPdf());
     const thumbnail = await ready(parent.thumbnail_id!);
     const thumbnailUrl = await downloadUrl(thumbnail.id);
-    const blobPath = (key: string) => join(setup.platform.dataDir, 'blobs', key.slice(0, 2), key);
-    expect(existsSync(blobPath(thumbnail.key))).toBe(true);
+    expect(await storedKeys()).toContain(thumbnail.key);
 
     expect((await api(`/v2/core/assets/${parent.id}`, setup.issuer, { method: 'DELETE' })).status).toBe(204);
     expect((await get(thumbnail.id)).status).toBe(404);
     // Ended like every URL of a deleted asset: the answer a forged URL gets (H2, H4).
     expect((await fetch(thumbnailUrl)).status).toBe(403);
-    expect(existsSync(blobPath(thumbnail.key))).toBe(false);
-    expect(existsSync(blobPath(parent.key))).toBe(false);
+    expect(await storedKeys()).not.toContain(thumbnail.key);
+    expect(await storedKeys()).not.toContain(parent.key);
   });
 
   /** Deletes the parent while its thumbnail is held at `gate`, lets it go, and checks nothing is left. */
@@ -379,12 +373,12 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
           ? true
           : undefined,
       );
-      expect(storedKeys()).not.toContain(reserved.key);
-      expect(storedKeys()).not.toContain(parent.key);
+      expect(await storedKeys()).not.toContain(reserved.key);
+      expect(await storedKeys()).not.toContain(parent.key);
       const state = await storageState(setup.platform.config);
       expect(state.pendingKeys).not.toContain(reserved.key);
       expect(state.rowKeys).not.toContain(reserved.key);
-      expect(state.fileNames.every((key) => state.rowKeys.includes(key))).toBe(true);
+      expect((await storedKeys()).every((key) => state.rowKeys.includes(key))).toBe(true);
     } finally {
       gate.release();
     }
@@ -399,7 +393,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
   });
 
   it('answers a retried create with the same thumbnail, and makes no second one', async () => {
-    const before = storedKeys().length;
+    const before = (await storedKeys()).length;
     const headers = { 'idempotency-key': 'thumbnail-retry-1' };
     const first = await upload(redHalfPdf(), { name: 'Retried deck' }, headers);
     // Same request again, byte for byte: the same answer.
@@ -408,7 +402,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     expect(second.id).toBe(first.id);
     expect(second.thumbnail_id).toBe(first.thumbnail_id);
     await ready(first.thumbnail_id!);
-    expect(storedKeys().length).toBe(before + 2);
+    expect((await storedKeys()).length).toBe(before + 2);
   });
 
   it('PT4 reads only what page 1 needs of a 45 MB PDF from storage, never the whole file', async () => {

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { BlobRange, PresignedHeaders } from '../storage/blob-store';
 
 /**
- * Rendition files on local disk: `root/v1/<blob key>/<rendition name>.webp`, one folder per
+ * Rendition files on local disk (the S3 twin is s3-rendition-cache.ts): `root/v1/<blob key>/<rendition name>.webp`, one folder per
  * original so that deleting an asset is one `rm -r`. Keyed by the blob key, not the asset id:
  * blob keys are random and never reused, while a deleted asset's id may come back.
  *
@@ -17,19 +19,26 @@ const tmpFolderName = 'tmp';
 const extension = '.webp';
 
 /** Names this cache makes itself; anything else in its folders is not ours to serve. */
-const safeName = /^[A-Za-z0-9_-]{1,200}$/;
+export const safeName = /^[A-Za-z0-9_-]{1,200}$/;
 
 const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
 const isAbsent = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
 
-export interface OpenCachedFile {
-  handle: FileHandle;
+/** A cached rendition ready to send: its size first (for Range), then its bytes. */
+export interface CachedRendition {
   size: number;
+  /**
+   * The bytes, or `range` of them; undefined when they went meanwhile. The stream releases what
+   * the file held when it ends or is destroyed; call `stream` once at most.
+   */
+  stream(range?: BlobRange): Promise<Readable | undefined>;
+  /** For answers without a body (HEAD, 416). */
+  close(): Promise<void>;
 }
 
 export interface RenditionCache {
-  /** The file opened (closing it is the caller's job), or undefined when it is not cached. */
-  open(blobKey: string, name: string): Promise<OpenCachedFile | undefined>;
+  /** The rendition opened (`stream` or `close` it), or undefined when it is not cached. */
+  open(blobKey: string, name: string): Promise<CachedRendition | undefined>;
   has(blobKey: string, name: string): Promise<boolean>;
   /** Makes `bytes` the file under the name: temporary file, fsync, rename. */
   write(blobKey: string, name: string, bytes: Uint8Array): Promise<void>;
@@ -39,10 +48,15 @@ export interface RenditionCache {
   removeWhere(blobKey: string, stale: (name: string) => boolean): Promise<number>;
   /** Temporary files of a killed process and folders of older generations; call at start only. */
   removeLeftovers(): Promise<number>;
-  /** The blob keys that have renditions, for the start-up sweep. */
-  blobKeys(): Promise<string[]>;
+  /**
+   * Every original that has renditions, with their names, for the start-up sweep: in one pass over
+   * the cache (a bucket lists a thousand objects a request, not one original's).
+   */
+  originals(): AsyncIterable<{ blobKey: string; names: string[] }>;
   /** The rendition names of one original. */
   names(blobKey: string): Promise<string[]>;
+  /** A short-lived URL of the cache's own store for a rendition, where it has one (BlobStore's). */
+  presignedUrl?(blobKey: string, name: string, headers: PresignedHeaders): Promise<string>;
 }
 
 export function createRenditionCache(rootDir: string): RenditionCache {
@@ -80,12 +94,19 @@ export function createRenditionCache(rootDir: string): RenditionCache {
         throw error;
       }
       // Size from the open file: a removal after this point cannot change what is sent.
+      let size: number;
       try {
-        return { handle, size: (await handle.stat()).size };
+        size = (await handle.stat()).size;
       } catch (error) {
         await handle.close();
         throw error;
       }
+      return {
+        size,
+        stream: async (range) =>
+          handle.createReadStream(range ? { start: range.start, end: range.end } : { start: 0 }),
+        close: () => handle.close(),
+      };
     },
 
     async has(blobKey, name) {
@@ -155,13 +176,15 @@ export function createRenditionCache(rootDir: string): RenditionCache {
       return removed;
     },
 
-    async blobKeys() {
+    async *originals() {
+      let blobKeys: string[];
       try {
-        return (await readdir(current)).filter((name) => safeName.test(name));
+        blobKeys = (await readdir(current)).filter((name) => safeName.test(name));
       } catch (error) {
-        if (isAbsent(error)) return [];
+        if (isAbsent(error)) return;
         throw error;
       }
+      for (const blobKey of blobKeys) yield { blobKey, names: await listNames(blobKey) };
     },
 
     names: listNames,

@@ -1,13 +1,4 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -21,6 +12,8 @@ import { createFsBlobStore } from '../storage/fs-blob-store';
 import type { BlobStore } from '../storage/blob-store';
 import { multipartBody, pdf, sha256 } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { createRenditionCache } from './rendition-cache';
+import { plantRendition, renditionFiles, renditionPaths } from '../testing/stored-files';
 import { createRenditions } from './renditions';
 
 let platform: TestPlatform;
@@ -172,7 +165,10 @@ async function expectProblem(response: Response, status: number, code: string) {
 }
 
 const cacheFolder = (asset: Asset) => join(platform.dataDir, 'renditions', 'v1', asset.key);
-const cachedFiles = (asset: Asset) => (existsSync(cacheFolder(asset)) ? readdirSync(cacheFolder(asset)) : []);
+/** The rendition files of an asset, on disk or in the bucket (TEST_BLOB_STORE). */
+const cachedFiles = (asset: Asset) => renditionFiles(platform, asset.key);
+/** Checks that only mean something on disk; rendition-cache.test.ts holds the bucket's counterparts. */
+const onDisk = () => platform.config.blobStore.kind === 'fs';
 
 // ---------------------------------------------------------------------------------------------
 
@@ -376,13 +372,15 @@ describe('the rendition cache', () => {
   it('serves a second request from the cache file', async () => {
     const asset = await upload(await quadrants(400, 200));
     const first = await rendition(asset, 'variant=preview&width=320');
-    const files = cachedFiles(asset);
+    const files = await cachedFiles(asset);
     expect(files).toEqual(['preview-w320.webp']);
+    const second = await rendition(asset, 'variant=preview&width=300');
+    expect(sha256(second.bytes)).toBe(sha256(first.bytes));
+    if (!onDisk()) return;
     const cached = join(cacheFolder(asset), files[0]!);
     expect(sha256(readFileSync(cached))).toBe(sha256(first.bytes));
     const written = statSync(cached);
-    const second = await rendition(asset, 'variant=preview&width=300');
-    expect(sha256(second.bytes)).toBe(sha256(first.bytes));
+    await rendition(asset, 'variant=preview&width=300');
     // Not rendered again: the very same file, untouched.
     const after = statSync(cached);
     expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]);
@@ -395,8 +393,8 @@ describe('the rendition cache', () => {
     );
     const bodies = await Promise.all(urls.map(async (url) => sha256((await fetchBytes(url)).bytes)));
     expect(new Set(bodies).size).toBe(1);
-    expect(cachedFiles(asset)).toEqual(['preview-w640.webp']);
-    expect(readdirSync(join(platform.dataDir, 'renditions', 'tmp'))).toEqual([]);
+    expect(await cachedFiles(asset)).toEqual(['preview-w640.webp']);
+    if (onDisk()) expect(readdirSync(join(platform.dataDir, 'renditions', 'tmp'))).toEqual([]);
   });
 
   it('never serves an old crop after PUT changes meta.crop; a link issued before is refused (H2)', async () => {
@@ -406,7 +404,10 @@ describe('the rendition cache', () => {
     const oldUrl = await renditionUrl(asset, 'variant=cropped');
     expectColour((await centre((await fetchBytes(oldUrl)).bytes)).rgb, yellow);
     await rendition(asset, 'variant=preview&width=160');
-    expect(cachedFiles(asset).sort()).toEqual(['cropped-c100_50_100_50-full.webp', 'preview-w160.webp']);
+    expect((await cachedFiles(asset)).sort()).toEqual([
+      'cropped-c100_50_100_50-full.webp',
+      'preview-w160.webp',
+    ]);
 
     const put = await api(`/v2/core/assets/${asset.id}`, {
       method: 'PUT',
@@ -415,7 +416,7 @@ describe('the rendition cache', () => {
     });
     expect(put.status).toBe(200);
     // The old crop's file is gone; the preview does not depend on the crop and stays.
-    expect(cachedFiles(asset)).toEqual(['preview-w160.webp']);
+    expect(await cachedFiles(asset)).toEqual(['preview-w160.webp']);
     expectColour((await centre((await rendition(asset, 'variant=cropped')).bytes)).rgb, red);
     await expectProblem(await fetch(oldUrl), 403, 'invalid_signature');
 
@@ -427,16 +428,17 @@ describe('the rendition cache', () => {
     });
     const whole = await centre((await rendition(asset, 'variant=cropped')).bytes);
     expect([whole.width, whole.height]).toEqual([200, 100]);
-    expect(cachedFiles(asset).sort()).toEqual(['cropped-whole-full.webp', 'preview-w160.webp']);
+    expect((await cachedFiles(asset)).sort()).toEqual(['cropped-whole-full.webp', 'preview-w160.webp']);
   });
 
   it('loses every rendition of a deleted asset', async () => {
     const asset = await upload(await quadrants(), { meta: { crop: { x: 0, y: 0, width: 10, height: 10 } } });
     const url = await renditionUrl(asset, 'variant=cropped&width=160');
     await renditionUrl(asset, 'variant=preview');
-    expect(cachedFiles(asset)).toHaveLength(2);
+    expect(await cachedFiles(asset)).toHaveLength(2);
     expect((await api(`/v2/core/assets/${asset.id}`, { method: 'DELETE' })).status).toBe(204);
-    expect(existsSync(cacheFolder(asset))).toBe(false);
+    expect(await cachedFiles(asset)).toEqual([]);
+    if (onDisk()) expect(existsSync(cacheFolder(asset))).toBe(false);
     expect([403, 404]).toContain((await fetch(url)).status);
   });
 });
@@ -459,7 +461,7 @@ describe('hostile and broken images', () => {
       const problem = await expectProblem(await urlResponse(asset, query), 422, 'image_too_large');
       expect(problem.detail).toContain('megapixels');
     }
-    expect(cachedFiles(asset)).toEqual([]);
+    expect(await cachedFiles(asset)).toEqual([]);
     const fine = await upload(await quadrants());
     expect((await centre((await rendition(fine, 'variant=preview&width=160')).bytes)).width).toBe(160);
   });
@@ -495,20 +497,23 @@ describe('start-up sweep', () => {
     const kept = await upload(await quadrants(), { meta: { crop: { x: 0, y: 0, width: 50, height: 50 } } });
     await renditionUrl(kept, 'variant=cropped');
     await renditionUrl(kept, 'variant=preview&width=160');
-    const root = join(platform.dataDir, 'renditions');
-    // What a crash could leave behind.
-    writeFileSync(join(root, 'tmp', 'half-written'), 'x');
-    mkdirSync(join(root, 'v0', kept.key), { recursive: true });
-    mkdirSync(join(root, 'v1', 'A'.repeat(43)), { recursive: true });
-    writeFileSync(join(root, 'v1', 'A'.repeat(43), 'preview-w160.webp'), 'x');
-    writeFileSync(join(root, 'v1', kept.key, 'cropped-c1_1_5_5-full.webp'), 'x');
+    // What a crash could leave behind, an older version's generation, a deleted asset's rendition.
+    if (onDisk()) await plantRendition(platform, 'tmp/half-written');
+    await plantRendition(platform, `v0/${kept.key}/preview-w160.webp`);
+    await plantRendition(platform, `v1/${'A'.repeat(43)}/preview-w160.webp`);
+    await plantRendition(platform, `v1/${kept.key}/cropped-c1_1_5_5-full.webp`);
 
     const restarted = await buildPlatform(platform.config, { logger: false });
     await restarted.close();
-    expect(readdirSync(root).sort()).toEqual(['tmp', 'v1']);
-    expect(readdirSync(join(root, 'tmp'))).toEqual([]);
-    expect(readdirSync(join(root, 'v1'))).not.toContain('A'.repeat(43));
-    expect(cachedFiles(kept).sort()).toEqual(['cropped-c0_0_50_50-full.webp', 'preview-w160.webp']);
+    // Everything but the current generation's renditions of other assets (other tests made those).
+    const left = (await renditionPaths(platform)).filter(
+      (path) => !path.startsWith('v1/') || path.includes(kept.key) || path.includes('A'.repeat(43)),
+    );
+    expect(left.sort()).toEqual([
+      `v1/${kept.key}/cropped-c0_0_50_50-full.webp`,
+      `v1/${kept.key}/preview-w160.webp`,
+    ]);
+    expect((await cachedFiles(kept)).sort()).toEqual(['cropped-c0_0_50_50-full.webp', 'preview-w160.webp']);
   });
 });
 
@@ -544,7 +549,7 @@ describe('createRenditions', () => {
   }
 
   it('reads and renders once for many concurrent first requests, then serves the file', async () => {
-    const renditions = createRenditions(join(dir, 'cache'), blobs);
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache')), blobs);
     const source = await stored(await quadrants(800, 400));
     const spec = { variant: 'preview', width: 320, crop: null } as const;
     opens = 0;
@@ -552,7 +557,7 @@ describe('createRenditions', () => {
     expect(opens).toBe(1);
     const file = await renditions.open(source, spec);
     const chunks: Buffer[] = [];
-    for await (const chunk of file.stream()) chunks.push(chunk as Buffer);
+    for await (const chunk of (await file.stream())!) chunks.push(chunk as Buffer);
     expect((await sharp(Buffer.concat(chunks)).metadata()).width).toBe(320);
     expect(opens).toBe(1);
   });
@@ -573,7 +578,9 @@ describe('createRenditions', () => {
         return stream;
       },
     };
-    const renditions = createRenditions(join(dir, 'cache-limited'), counting, { concurrency: 2 });
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache-limited')), counting, {
+      concurrency: 2,
+    });
     const widths = [160, 320, 640, 800, 1280];
     await Promise.all(
       widths.map((width) => renditions.ensure(source, { variant: 'preview', width, crop: null })),
@@ -586,7 +593,7 @@ describe('createRenditions', () => {
   });
 
   it('remembers a failed render instead of decoding a hostile file again', async () => {
-    const renditions = createRenditions(join(dir, 'cache'), blobs);
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache')), blobs);
     const source = await stored(pixelBombPng());
     const spec = { variant: 'preview', width: 160, crop: null } as const;
     opens = 0;
@@ -602,7 +609,7 @@ describe('createRenditions', () => {
   });
 
   it('gives up on an image that takes longer than the time limit', async () => {
-    const renditions = createRenditions(join(dir, 'cache'), blobs, {
+    const renditions = createRenditions(createRenditionCache(join(dir, 'cache')), blobs, {
       limits: { maxPixels: 100_000_000, timeoutSeconds: 1 },
     });
     // 64 megapixels in a small file: decoding and encoding it at full size takes longer than that.

@@ -5,28 +5,30 @@ import { cropOf } from '../../shared/assets/crop';
 import type { DB } from '../db/database';
 import type { AssetRow } from '../db/schema';
 import { ApiError, notFound } from '../errors';
-import type { BlobRange, BlobStore } from '../storage/blob-store';
+import type { BlobStore, PresignedHeaders } from '../storage/blob-store';
 import { defaultRenderLimits, renderImage, type RenderLimits } from './render-image';
-import { createRenditionCache, type RenditionCache } from './rendition-cache';
+import type { CachedRendition, RenditionCache } from './rendition-cache';
 import { cropTag, isRenderable, renditionName, type RenditionSpec } from './rendition-request';
 
 /** The columns of an asset row that renditions depend on. */
 export type RenditionSource = Pick<AssetRow, 'blob_key' | 'size' | 'content_type' | 'meta'>;
 
-/** A cached rendition ready to send: its size first (for Range), then its bytes. */
-export interface OpenRendition {
-  size: number;
-  /** Streams the file, or `range` of it; the stream closes the file when it ends or is destroyed. */
-  stream(range?: BlobRange): Readable;
-  /** For answers without a body (HEAD, 416). */
-  close(): Promise<void>;
-}
+export type OpenRendition = CachedRendition;
 
 export interface Renditions {
   /** Makes sure the rendition is cached, rendering it now if needed; image problems are 422s. */
   ensure(source: RenditionSource, spec: RenditionSpec): Promise<void>;
   /** The cached rendition, rendered first if it is not (yet, or any more) cached. */
   open(source: RenditionSource, spec: RenditionSpec): Promise<OpenRendition>;
+  /**
+   * A short-lived URL of the cache's store for the rendition, rendered first if needed; undefined
+   * when the cache has no URLs of its own (the disk).
+   */
+  presignedUrl(
+    source: RenditionSource,
+    spec: RenditionSpec,
+    headers: PresignedHeaders,
+  ): Promise<string | undefined>;
   /** Drops every rendition of an original whose bytes were deleted. */
   forget(blobKey: string): Promise<void>;
   /** Drops the cropped renditions made for any crop other than the asset's current one. */
@@ -70,15 +72,14 @@ async function readAll(stream: Readable, size: number): Promise<Buffer> {
 }
 
 /**
- * Renditions of image assets, computed once and cached on disk by (original, variant, width,
- * crop). Concurrent first requests for the same rendition share one render.
+ * Renditions of image assets, computed once and cached (on disk, or in the bucket) by (original,
+ * variant, width, crop). Concurrent first requests for the same rendition share one render.
  */
 export function createRenditions(
-  cacheDir: string,
+  cache: RenditionCache,
   blobs: BlobStore,
   options: RenditionOptions = {},
 ): Renditions {
-  const cache: RenditionCache = createRenditionCache(cacheDir);
   const limits = options.limits ?? defaultRenderLimits;
   const limited = pLimit(options.concurrency ?? defaultConcurrency());
   const inFlight = new Map<string, Promise<void>>();
@@ -163,13 +164,13 @@ export function createRenditions(
       }
       // Removed between the render and here: the crop changed or the asset went away.
       if (!file) throw new ApiError(409, 'rendition_changed', 'The file changed; ask for a new link.');
-      const { handle, size } = file;
-      return {
-        size,
-        stream: (range) =>
-          handle.createReadStream(range ? { start: range.start, end: range.end } : { start: 0 }),
-        close: () => handle.close(),
-      };
+      return file;
+    },
+
+    async presignedUrl(source, spec, headers) {
+      if (!cache.presignedUrl) return undefined;
+      await this.ensure(source, spec);
+      return cache.presignedUrl(source.blob_key, renditionName(spec), headers);
     },
 
     async forget(blobKey) {
@@ -187,7 +188,7 @@ export function createRenditions(
 
     async sweep(db) {
       let removed = await cache.removeLeftovers();
-      for (const blobKey of await cache.blobKeys()) {
+      for await (const { blobKey, names } of cache.originals()) {
         const row = await db
           .selectFrom('assets')
           .select(['meta', 'content_type'])
@@ -199,7 +200,8 @@ export function createRenditions(
           continue;
         }
         const crop = cropOf(JSON.parse(row.meta) as Record<string, unknown>) ?? null;
-        removed += await cache.removeWhere(blobKey, otherCrops(crop));
+        // Most originals have no old crop: they cost the cache nothing more.
+        if (names.some(otherCrops(crop))) removed += await cache.removeWhere(blobKey, otherCrops(crop));
       }
       return { removed };
     },

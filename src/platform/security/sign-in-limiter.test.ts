@@ -3,7 +3,7 @@ import { removeRedisKeys, testRedisClient, testRedisEnv, testWithRedis } from '.
 import { RedisSignInLimiter } from './redis-sign-in-limiter';
 import { defaultSignInRules, SignInLimiter, type SignInThrottle } from './sign-in-limiter';
 
-// The rules on the limiter this run uses: memory, or Redis under TEST_REDIS=1 (platform-redis).
+// The rules on the limiter this run uses: memory, or Redis under TEST_REDIS=1 (platform-scaled).
 const redis = testWithRedis ? testRedisClient() : undefined;
 const prefix = testRedisEnv().REDIS_KEY_PREFIX;
 afterAll(async () => {

@@ -18,7 +18,7 @@ import {
 } from '../testing/platform-server';
 import { openDatabase } from '../db/database';
 import { testRedisEnv } from '../testing/redis';
-import { storageState } from '../testing/storage-state';
+import { uploadsUnderWay } from '../testing/storage-state';
 
 /**
  * Two instances of one platform, as behind a load balancer: each its own process state, data
@@ -187,7 +187,7 @@ describe('a sign-in that goes to whichever instance the balancer picks', () => {
   it('completes an upload with an Idempotency-Key on A while another instance starts (a rolling restart)', async () => {
     const { access_token } = await tokensFor(a, 'issuer@demo.test');
     const running = holdUpload(a, access_token, 'running-upload-1');
-    await expect.poll(async () => (await storageState(a.config)).temporary).toBe(1);
+    await expect.poll(() => uploadsUnderWay(a.config)).toBe(1);
     // An instance starting releases the keys a crash left in progress, but not one running on A.
     const starting = await startPlatform(
       { ...env, PLATFORM_PUBLIC_URL: a.config.publicUrl },
@@ -358,7 +358,7 @@ describe('limits spent on one instance hold on the other', () => {
     const { access_token } = await tokensFor(a, 'issuer@demo.test');
     const held = Array.from({ length: budget.uploads }, () => holdUpload(a, access_token));
     // Both are being staged on A; the third, sent to B, finds no place.
-    await expect.poll(async () => (await storageState(a.config)).temporary).toBe(budget.uploads);
+    await expect.poll(() => uploadsUnderWay(a.config)).toBe(budget.uploads);
     const refused = await upload(b, access_token);
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { code: string }).code).toBe('too_many_uploads');

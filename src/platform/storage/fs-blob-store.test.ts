@@ -8,24 +8,21 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type BlobStore,
-  BlobTooLargeError,
-  InvalidBlobKeyError,
-  type StagedBlob,
-  StagedBlobSettledError,
-} from './blob-store';
-import { blobKeyPattern, createFsBlobStore, defaultHeadBytes, minimumHeadBytes } from './fs-blob-store';
+import { type BlobStore, InvalidBlobKeyError } from './blob-store';
+import { blobKeyPattern, defaultHeadBytes, minimumHeadBytes } from './blob-intake';
+import { createFsBlobStore } from './fs-blob-store';
+import { chunked, countingSource, filesUnder } from '../testing/blob-stores';
+
+/** The disk store's own promises: temporary files, renames, fsync, modes. The contract is in blob-store.test.ts. */
 
 let root: string;
 let store: BlobStore;
@@ -36,39 +33,6 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-/** `bytes` as a stream of `count` chunks of uneven sizes, the way a socket delivers them. */
-function chunked(bytes: Buffer, count: number) {
-  const cuts = [
-    0,
-    ...Array.from({ length: count - 1 }, () => Math.floor(Math.random() * bytes.length)),
-    bytes.length,
-  ];
-  cuts.sort((a, b) => a - b);
-  return Readable.from(cuts.slice(1).map((end, i) => bytes.subarray(cuts[i], end)));
-}
-
-/** A generated source of `total` bytes that counts what was pulled from it. */
-function countingSource(total: number, chunkSize = 64 * 1024) {
-  const counter = { pulled: 0 };
-  const chunk = Buffer.alloc(chunkSize, 7);
-  const stream = new Readable({
-    read() {
-      if (counter.pulled >= total) return void this.push(null);
-      const size = Math.min(chunkSize, total - counter.pulled);
-      counter.pulled += size;
-      this.push(chunk.subarray(0, size));
-    },
-  });
-  return { stream, counter };
-}
-
-/** Every file under `dir`, relative to it: what the store left on disk. */
-const filesUnder = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => !entry.isDirectory())
-    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
-    .sort();
 
 const tmpFiles = () => (existsSync(join(root, 'tmp')) ? readdirSync(join(root, 'tmp')) : []);
 
@@ -121,193 +85,14 @@ describe('stage and commit', () => {
     expect(() => createFsBlobStore(root, { headBytes: 100 })).toThrow(RangeError);
   });
 
-  it('stages an empty file', async () => {
-    const staged = await store.stage(Readable.from([]), { maxBytes: 10 });
-    expect(staged.size).toBe(0);
-    expect(staged.sha256).toBe(sha256(Buffer.alloc(0)));
-    expect(staged.head.length).toBe(0);
-    await staged.commit();
-    expect((await readKey(staged.key)).length).toBe(0);
-  });
-
   it('writes committed files readable by the server only', async () => {
     if (process.platform === 'win32') return;
     const key = await commitBytes(Buffer.from('private'));
     expect(statSync(join(root, key.slice(0, 2), key)).mode & 0o777).toBe(0o600);
   });
-
-  it('refuses text streams, whose chunks are no longer the bytes of the file', async () => {
-    const source = Readable.from(['some text']);
-    await expect(store.stage(source, { maxBytes: 100 })).rejects.toThrow(TypeError);
-    expect(filesUnder(root)).toEqual([]);
-  });
-
-  it('refuses a limit that is not a byte count, without reading the source', async () => {
-    for (const maxBytes of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      const { stream, counter } = countingSource(1000);
-      await expect(store.stage(stream, { maxBytes })).rejects.toThrow(RangeError);
-      expect(counter.pulled).toBe(0);
-      expect(stream.destroyed).toBe(true);
-    }
-  });
-});
-
-describe('size limit (U5)', () => {
-  it('accepts exactly the limit, in one chunk or many', async () => {
-    const bytes = randomBytes(100_000);
-    for (const source of [Readable.from([bytes]), chunked(bytes, 37)]) {
-      const staged = await store.stage(source, { maxBytes: bytes.length });
-      expect(staged.size).toBe(bytes.length);
-      await staged.commit();
-      expect((await readKey(staged.key)).equals(bytes)).toBe(true);
-    }
-  });
-
-  it('refuses one byte more, keeping nothing in tmp nor under any key', async () => {
-    const bytes = randomBytes(100_001);
-    for (const source of [Readable.from([bytes]), chunked(bytes, 37)]) {
-      const error = await store.stage(source, { maxBytes: 100_000 }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(BlobTooLargeError);
-      expect((error as BlobTooLargeError).maxBytes).toBe(100_000);
-      expect(source.destroyed).toBe(true);
-    }
-    expect(filesUnder(root)).toEqual([]);
-  });
-
-  it('stops reading a 50 MB stream soon after the 1 MB limit', async () => {
-    const { stream, counter } = countingSource(50 * 1024 * 1024);
-    await expect(store.stage(stream, { maxBytes: 1024 * 1024 })).rejects.toBeInstanceOf(BlobTooLargeError);
-    // The limit, the chunk that crossed it, and what the stream had buffered ahead (16-64 KB).
-    expect(counter.pulled).toBeGreaterThan(1024 * 1024);
-    expect(counter.pulled).toBeLessThanOrEqual(1024 * 1024 + 4 * 64 * 1024);
-    expect(stream.destroyed).toBe(true);
-    // Nothing more is pulled later either.
-    const pulled = counter.pulled;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(counter.pulled).toBe(pulled);
-    expect(filesUnder(root)).toEqual([]);
-  });
-
-  it('treats a multipart stream cut at its own limit as too large, however it says so', async () => {
-    // @fastify/multipart with throwFileSizeLimit: false ends the stream and sets `truncated`.
-    const ended = Object.assign(Readable.from([Buffer.alloc(10)]), { truncated: true });
-    await expect(store.stage(ended, { maxBytes: 100 })).rejects.toBeInstanceOf(BlobTooLargeError);
-
-    // With throwFileSizeLimit (the default) it sets `truncated` and fails the stream.
-    const failed = Object.assign(
-      new Readable({
-        read() {
-          this.push(Buffer.alloc(10));
-          failed.truncated = true;
-          this.destroy(
-            Object.assign(new Error('request file too large'), { code: 'FST_REQ_FILE_TOO_LARGE' }),
-          );
-        },
-      }),
-      { truncated: false },
-    );
-    const error = await store.stage(failed, { maxBytes: 100 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BlobTooLargeError);
-    expect((error as Error).cause).toMatchObject({ code: 'FST_REQ_FILE_TOO_LARGE' });
-    expect(filesUnder(root)).toEqual([]);
-  });
-});
-
-describe('failed and abandoned uploads (U7)', () => {
-  it('rejects with the error of a source that fails midway, keeping nothing', async () => {
-    const failure = new Error('client went away');
-    let sent = 0;
-    const source = new Readable({
-      read() {
-        sent += 1;
-        if (sent > 20) this.destroy(failure);
-        else this.push(randomBytes(64 * 1024));
-      },
-    });
-    await expect(store.stage(source, { maxBytes: 100 * 1024 * 1024 })).rejects.toBe(failure);
-    expect(sent).toBeGreaterThan(20);
-    expect(filesUnder(root)).toEqual([]);
-  });
-
-  it('rejects when the source is destroyed without an error', async () => {
-    const source = new Readable({ read() {} });
-    source.push(Buffer.alloc(1000));
-    const staging = store.stage(source, { maxBytes: 100_000 });
-    setTimeout(() => source.destroy(), 10);
-    await expect(staging).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
-    expect(filesUnder(root)).toEqual([]);
-  });
-
-  it('keeps nothing when an HTTP client disconnects halfway', async () => {
-    let staging: Promise<StagedBlob> | undefined;
-    const server = createServer((req) => {
-      staging = store.stage(req, { maxBytes: 100 * 1024 * 1024 });
-      staging.catch(() => {});
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const client = request({
-        port,
-        host: '127.0.0.1',
-        method: 'POST',
-        headers: { 'content-length': String(10 * 1024 * 1024) },
-      });
-      client.on('error', () => {});
-      client.write(randomBytes(1024 * 1024));
-      // Wait until the server is writing the upload to disk, then vanish.
-      await expect
-        .poll(() => tmpFiles().length > 0 && statSync(join(root, 'tmp', tmpFiles()[0]!)).size > 0)
-        .toBe(true);
-      expect(tmpFiles()).toHaveLength(1);
-      client.destroy();
-      await expect(staging).rejects.toThrow();
-      expect(filesUnder(root)).toEqual([]);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-
-  it('discards staged bytes, and discarding twice is harmless', async () => {
-    const staged = await store.stage(Readable.from([randomBytes(5000)]), { maxBytes: 10_000 });
-    expect(tmpFiles()).toHaveLength(1);
-    await staged.discard();
-    await staged.discard();
-    expect(filesUnder(root)).toEqual([]);
-    expect(await store.open(staged.key)).toBeUndefined();
-  });
 });
 
 describe('commit and discard states', () => {
-  it('refuses to commit twice or after a discard', async () => {
-    const committed = await store.stage(Readable.from([Buffer.from('a')]), { maxBytes: 10 });
-    await committed.commit();
-    await expect(committed.commit()).rejects.toBeInstanceOf(StagedBlobSettledError);
-    // Discarding a committed blob leaves it alone: deleting is the store's `delete`.
-    await committed.discard();
-    expect((await readKey(committed.key)).toString()).toBe('a');
-
-    const discarded = await store.stage(Readable.from([Buffer.from('b')]), { maxBytes: 10 });
-    await discarded.discard();
-    await expect(discarded.commit()).rejects.toBeInstanceOf(StagedBlobSettledError);
-    expect(await store.open(discarded.key)).toBeUndefined();
-  });
-
-  it('lets only one of two concurrent commits through', async () => {
-    const staged = await store.stage(Readable.from([Buffer.from('once')]), { maxBytes: 10 });
-    const results = await Promise.allSettled([staged.commit(), staged.commit()]);
-    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
-    expect((await readKey(staged.key)).toString()).toBe('once');
-  });
-
-  it('waits for a commit in flight before discarding, and then keeps the committed file', async () => {
-    const staged = await store.stage(Readable.from([Buffer.from('kept')]), { maxBytes: 10 });
-    await Promise.all([staged.commit(), staged.discard()]);
-    expect((await readKey(staged.key)).toString()).toBe('kept');
-    expect(tmpFiles()).toEqual([]);
-  });
-
   it('leaves nothing under the key when a commit fails, and discard still cleans up', async () => {
     const staged = await store.stage(Readable.from([Buffer.from('doomed')]), { maxBytes: 10 });
     // A file where the fan-out folder should go makes the rename impossible.
@@ -319,48 +104,6 @@ describe('commit and discard states', () => {
     await staged.discard();
     expect(tmpFiles()).toEqual([]);
     rmSync(blocker);
-    expect(filesUnder(root)).toEqual([]);
-  });
-});
-
-describe('reading', () => {
-  it('reads inclusive byte ranges', async () => {
-    const bytes = randomBytes(300_000);
-    const key = await commitBytes(bytes);
-    expect((await readKey(key, { start: 0, end: 0 })).equals(bytes.subarray(0, 1))).toBe(true);
-    expect((await readKey(key, { start: 2, end: 5 })).equals(bytes.subarray(2, 6))).toBe(true);
-    expect((await readKey(key, { start: 100_000, end: 299_999 })).equals(bytes.subarray(100_000))).toBe(true);
-    expect((await readKey(key, { start: 299_999, end: 299_999 })).equals(bytes.subarray(299_999))).toBe(true);
-    // Past the end: what there is, the way a file read behaves.
-    expect((await readKey(key, { start: 299_990, end: 400_000 })).equals(bytes.subarray(299_990))).toBe(true);
-  });
-
-  it('refuses ranges that are not byte ranges', async () => {
-    const key = await commitBytes(Buffer.from('0123456789'));
-    for (const range of [
-      { start: 5, end: 4 },
-      { start: -1, end: 4 },
-      { start: 0.5, end: 4 },
-      { start: 0, end: Number.NaN },
-    ]) {
-      await expect(store.open(key, range)).rejects.toThrow(RangeError);
-    }
-  });
-
-  it('answers undefined for a well-formed key that holds nothing', async () => {
-    const absent = randomBytes(32).toString('base64url');
-    expect(await store.open(absent)).toBeUndefined();
-    expect(await store.size(absent)).toBeUndefined();
-  });
-
-  it('deletes idempotently', async () => {
-    const key = await commitBytes(Buffer.from('to be deleted'));
-    expect(await store.size(key)).toBe(13);
-    await store.delete(key);
-    await store.delete(key);
-    await store.delete(randomBytes(32).toString('base64url'));
-    expect(await store.open(key)).toBeUndefined();
-    expect(await store.size(key)).toBeUndefined();
     expect(filesUnder(root)).toEqual([]);
   });
 });
@@ -377,27 +120,6 @@ describe('reserved keys (pending thumbnails)', () => {
     await staged.commit();
     expect((await readKey(key)).toString()).toBe('later bytes');
     expect(filesUnder(root)).toEqual([join(key.slice(0, 2), key)]);
-  });
-
-  it('replace what a key held when committed again (a copy left by a crash), leaving no temporary file', async () => {
-    const key = store.reserveKey();
-    await (await store.stage(Readable.from([Buffer.from('first')]), { maxBytes: 100, key })).commit();
-    const second = await store.stage(Readable.from([Buffer.from('second')]), { maxBytes: 100, key });
-    await second.commit();
-    expect((await readKey(key)).toString()).toBe('second');
-    expect(tmpFiles()).toEqual([]);
-    expect(filesUnder(root)).toEqual([join(key.slice(0, 2), key)]);
-  });
-
-  it('are never handed out twice, and a key the store did not make is refused without reading', async () => {
-    const keys = new Set(Array.from({ length: 100 }, () => store.reserveKey()));
-    expect(keys.size).toBe(100);
-    const { stream, counter } = countingSource(1000);
-    await expect(store.stage(stream, { maxBytes: 1000, key: '../../etc/passwd' })).rejects.toBeInstanceOf(
-      InvalidBlobKeyError,
-    );
-    expect(counter.pulled).toBe(0);
-    expect(filesUnder(root)).toEqual([]);
   });
 });
 
@@ -483,26 +205,6 @@ describe('keys', () => {
   });
 });
 
-describe('concurrency (U12)', () => {
-  it('stages and commits 50 uploads at once, each reading back identical', async () => {
-    const files = Array.from({ length: 50 }, (_, i) => randomBytes(50_000 + i * 20_000));
-    const keys = await Promise.all(
-      files.map(async (bytes) => {
-        const staged = await store.stage(chunked(bytes, 1 + Math.floor(bytes.length / 16_384)), {
-          maxBytes: 2 * 1024 * 1024,
-        });
-        expect(staged.sha256).toBe(sha256(bytes));
-        await staged.commit();
-        return staged.key;
-      }),
-    );
-    expect(new Set(keys).size).toBe(50);
-    const read = await Promise.all(keys.map((key) => readKey(key)));
-    read.forEach((bytes, i) => expect(sha256(bytes)).toBe(sha256(files[i]!)));
-    expect(tmpFiles()).toEqual([]);
-  });
-});
-
 describe('start-up (U13)', () => {
   it('removes staging leftovers of a previous process and keeps committed files', async () => {
     const kept = randomBytes(10_000);
@@ -520,6 +222,26 @@ describe('start-up (U13)', () => {
     expect(await restarted.removeTemporaryLeftovers()).toBe(0);
     expect((await readKey(keptKey, undefined, restarted)).equals(kept)).toBe(true);
     expect(filesUnder(root)).toEqual([join(keptKey.slice(0, 2), keptKey)]);
+  });
+
+  it('removes only the leftovers and keys last written before a time, when asked', async () => {
+    const key = await commitBytes(randomBytes(100));
+    await store.stage(Readable.from([randomBytes(100)]), { maxBytes: 1000 });
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    expect(await store.removeTemporaryLeftovers({ startedBefore: anHourAgo })).toBe(0);
+    expect(tmpFiles()).toHaveLength(1);
+    const listed: string[] = [];
+    for await (const k of store.keys({ startedBefore: anHourAgo })) listed.push(k);
+    expect(listed).toEqual([]);
+
+    // Written two hours ago, as far as the disk can tell.
+    const twoHoursAgo = new Date(Date.now() - 7_200_000);
+    utimesSync(join(root, 'tmp', tmpFiles()[0]!), twoHoursAgo, twoHoursAgo);
+    utimesSync(join(root, key.slice(0, 2), key), twoHoursAgo, twoHoursAgo);
+    for await (const k of store.keys({ startedBefore: anHourAgo })) listed.push(k);
+    expect(listed).toEqual([key]);
+    expect(await store.removeTemporaryLeftovers({ startedBefore: anHourAgo })).toBe(1);
+    expect(tmpFiles()).toEqual([]);
   });
 
   it('never shows a partial file under a key when the process is killed mid-upload', async () => {

@@ -1,9 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
-  type BlobRange,
   type BlobStore,
   BlobTooLargeError,
   InvalidBlobKeyError,
@@ -11,21 +9,16 @@ import {
   StagedBlobSettledError,
   type StageOptions,
 } from './blob-store';
+import {
+  assertRange,
+  blobKeyPattern,
+  checkHeadBytes,
+  createIntake,
+  defaultHeadBytes,
+  isTruncated,
+  newBlobKey,
+} from './blob-intake';
 import { createFileWriter, type FileWriter } from './file-writer';
-
-/** 32 random bytes in base64url: 256 bits, so a key can be neither guessed nor enumerated. */
-export const blobKeyPattern = /^[A-Za-z0-9_-]{43}$/;
-
-export const isBlobKey = (key: string) => blobKeyPattern.test(key);
-
-/** file-type reads at most this many bytes of a file to recognize it. */
-export const minimumHeadBytes = 4100;
-
-/**
- * More than file-type needs: the text sniffing judges the whole head (control characters, markup),
- * and Office files are recognized by walking zip entries that may lie past 4100 bytes.
- */
-export const defaultHeadBytes = 64 * 1024;
 
 export interface FsBlobStoreOptions {
   /** How many leading bytes a StagedBlob keeps in `head`; at least `minimumHeadBytes`. */
@@ -38,9 +31,6 @@ const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code
 
 /** ENOTDIR too: a file where a fan-out folder should be means no blob there either. */
 const isAbsent = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
-
-/** multipart file streams end "normally" when cut at their size limit, and say so here. */
-const isTruncated = (source: Readable) => (source as Readable & { truncated?: unknown }).truncated === true;
 
 /**
  * A rename or a new folder is durable only once the folder holding the entry is fsynced. Windows
@@ -56,13 +46,6 @@ async function fsyncFolder(path: string) {
   }
 }
 
-function assertRange(range: BlobRange) {
-  const { start, end } = range;
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
-    throw new RangeError(`invalid byte range ${start}-${end}`);
-  }
-}
-
 /**
  * Files live under `root/<first two key characters>/<key>` (the fan-out keeps folders small) and are
  * staged in `root/tmp`, on the same filesystem so that commit is an atomic rename: write, fsync,
@@ -71,9 +54,7 @@ function assertRange(range: BlobRange) {
  */
 export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions = {}): BlobStore {
   const headBytes = options.headBytes ?? defaultHeadBytes;
-  if (!Number.isSafeInteger(headBytes) || headBytes < minimumHeadBytes) {
-    throw new RangeError(`headBytes must be an integer of at least ${minimumHeadBytes}`);
-  }
+  checkHeadBytes(headBytes);
   // Resolved once, so that a later change of the working directory cannot move the store.
   const root = resolve(rootDir);
   const tmpDir = join(root, tmpFolderName);
@@ -123,7 +104,7 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
     return done;
   }
 
-  const newKey = () => randomBytes(32).toString('base64url');
+  const newKey = newBlobKey;
 
   async function stage(source: Readable, { maxBytes, key: reserved }: StageOptions): Promise<StagedBlob> {
     if (reserved !== undefined && !blobKeyPattern.test(reserved)) {
@@ -136,31 +117,15 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
     let created = false;
     let handle: FileHandle | undefined;
     let writer: FileWriter | undefined;
-    const hash = createHash('sha256');
-    let head = Buffer.alloc(0);
-    let headLength = 0;
-    let size = 0;
+    let intake: ReturnType<typeof createIntake>;
     try {
-      if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError('invalid maxBytes');
-      head = Buffer.alloc(Math.min(headBytes, maxBytes));
+      intake = createIntake(maxBytes, headBytes);
       await prepare();
       // `wx`: always a fresh file, never one left behind by someone else.
       handle = await open(tmpPath, 'wx', 0o600);
       created = true;
       writer = createFileWriter(handle);
-      for await (const chunk of source as AsyncIterable<unknown>) {
-        // A stream with an encoding set yields strings, whose bytes are not the file's any more.
-        if (!(chunk instanceof Uint8Array)) throw new TypeError('stage() reads byte streams only');
-        size += chunk.length;
-        if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
-        hash.update(chunk);
-        if (headLength < head.length) {
-          const copied = Math.min(chunk.length, head.length - headLength);
-          head.set(chunk.subarray(0, copied), headLength);
-          headLength += copied;
-        }
-        await writer.write(chunk);
-      }
+      for await (const chunk of source as AsyncIterable<unknown>) await writer.write(intake.take(chunk));
       if (isTruncated(source)) throw new BlobTooLargeError(maxBytes);
       await writer.end();
       // Durable before anyone may commit it: after the rename the bytes must already be on disk.
@@ -181,7 +146,8 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       }
       throw error;
     }
-    return stagedBlob(key, tmpPath, size, hash.digest('hex'), Buffer.from(head.subarray(0, headLength)));
+    const { size, sha256, head } = intake.result();
+    return stagedBlob(key, tmpPath, size, sha256, head);
   }
 
   function stagedBlob(key: string, tmpPath: string, size: number, sha256: string, head: Buffer): StagedBlob {
@@ -277,9 +243,10 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       await rm(checkedPath(key), { force: true });
     },
 
-    async removeTemporaryLeftovers() {
+    async removeTemporaryLeftovers({ startedBefore } = {}) {
       await prepare();
-      const names = await readdir(tmpDir);
+      let names = await readdir(tmpDir);
+      if (startedBefore) names = await writtenBefore(tmpDir, names, startedBefore);
       await Promise.all(names.map((name) => rm(join(tmpDir, name), { force: true, recursive: true })));
       return names.length;
     },
@@ -289,20 +256,36 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       return stats.bavail * stats.bsize;
     },
 
-    async *keys() {
+    async *keys({ startedBefore } = {}) {
       await prepare();
       for (const folder of await readdir(root, { withFileTypes: true })) {
         if (!folder.isDirectory() || folder.name === tmpFolderName) continue;
-        const names = await readdir(join(root, folder.name)).catch((error: unknown) => {
+        const path = join(root, folder.name);
+        const names = await readdir(path).catch((error: unknown) => {
           // Removed since the listing above.
           if (isAbsent(error)) return [];
           throw error;
         });
-        for (const name of names) {
-          // Only names this store could have written, in the folder it would have put them in.
-          if (blobKeyPattern.test(name) && name.startsWith(folder.name)) yield name;
-        }
+        // Only names this store could have written, in the folder it would have put them in.
+        const ours = names.filter((name) => blobKeyPattern.test(name) && name.startsWith(folder.name));
+        yield* startedBefore ? await writtenBefore(path, ours, startedBefore) : ours;
       }
     },
   };
+}
+
+/**
+ * The entries of `folder` last written before `time`. A file is written in one go by one upload,
+ * so its modification time is at most that upload's end.
+ */
+async function writtenBefore(folder: string, names: string[], time: Date) {
+  const stats = await Promise.all(
+    names.map((name) =>
+      stat(join(folder, name)).catch((error: unknown) => {
+        if (isAbsent(error)) return undefined;
+        throw error;
+      }),
+    ),
+  );
+  return names.filter((_, i) => stats[i] !== undefined && stats[i].mtime < time);
 }

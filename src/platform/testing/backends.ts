@@ -1,6 +1,7 @@
 import type { PlatformConfig } from '../env';
 import { freshPostgresSchema } from './postgres';
 import { testRedisEnv, testWithRedis } from './redis';
+import { s3EnvOf, s3TestEnv } from './s3';
 
 /** Where a test platform keeps its state: configuration to add, and what to remove afterwards. */
 export interface TestBackend {
@@ -11,14 +12,16 @@ export interface TestBackend {
 /**
  * The backends the platform's integration tests run on. By default the embedded ones (SQLite and
  * files in the data directory, memory; nothing to set). The Vitest project `platform-scaled` runs
- * the same tests on the scale-out engines: TEST_DATABASE=postgres (a fresh schema per platform) and
- * TEST_REDIS=1 (a key prefix of its own, removed by the platform's close).
+ * the same tests on the scale-out engines: TEST_DATABASE=postgres (a fresh schema per platform),
+ * TEST_BLOB_STORE=s3 (a bucket of its own on the tests' S3 server) and TEST_REDIS=1 (a key prefix
+ * of its own, removed by the platform's close).
  */
 export async function testBackend(): Promise<TestBackend> {
   const schema = process.env.TEST_DATABASE === 'postgres' ? await freshPostgresSchema() : undefined;
   return {
     env: {
       ...(schema ? { DATABASE_URL: schema.url } : {}),
+      ...(process.env.TEST_BLOB_STORE === 's3' ? await s3TestEnv() : {}),
       ...(testWithRedis ? testRedisEnv() : {}),
     },
     dispose: async () => {
@@ -28,15 +31,19 @@ export async function testBackend(): Promise<TestBackend> {
 }
 
 /**
- * A second instance of a test platform: its own data directory, the first one's PostgreSQL schema
- * and Redis keys (several instances share a database server, as deploy/ runs them). The first one's
- * close removes them, so close this one first.
+ * A second instance of a test platform: its own data directory, the first one's PostgreSQL schema,
+ * bucket and Redis keys (several instances share them, as deploy/ runs them). The first one's close
+ * removes them, so close this one first.
  */
 export function sharedBackend(first: { config: PlatformConfig }): TestBackend {
-  const { database, redis } = first.config;
+  const { database, blobStore, redis } = first.config;
   if (!database.url) throw new Error('Instances share a PostgreSQL database: run this in platform-scaled.');
   return {
-    env: { DATABASE_URL: database.url, ...(redis ? testRedisEnv(redis.keyPrefix) : {}) },
+    env: {
+      DATABASE_URL: database.url,
+      ...(blobStore.kind === 's3' ? s3EnvOf(blobStore) : {}),
+      ...(redis ? testRedisEnv(redis.keyPrefix) : {}),
+    },
     dispose: async () => {},
   };
 }

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 /** The Redis the tests use; `.ci/run` and the README's set-up start one on the default port. */
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Whether this run puts the platforms on Redis (the `platform-redis` Vitest project sets it). */
+/** Whether this run puts the platforms on Redis (the `platform-scaled` Vitest project sets it). */
 export const testWithRedis = process.env.TEST_REDIS === '1';
 
 /**

@@ -1,0 +1,75 @@
+import {
+  GetObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { PresignedHeaders } from './blob-store';
+import type { S3Config } from './storage-env';
+
+/**
+ * Sockets to the bucket per platform process. Each download streamed from the bucket holds one
+ * for as long as its client takes to read it; the SDK's default of 50 would queue the 51st
+ * download behind the slowest ones.
+ */
+const maxSockets = 512;
+
+/** One client per process: it keeps the connections to the bucket alive between requests. */
+export function createS3Client(config: S3Config): S3Client {
+  const agent = { keepAlive: true, maxSockets };
+  return new S3Client({
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.forcePathStyle,
+    credentials: config.credentials,
+    // A bucket that does not answer the connection fails the request rather than hanging it.
+    requestHandler: { connectionTimeout: 10_000, httpAgent: agent, httpsAgent: agent },
+  });
+}
+
+const nameOf = (error: unknown) => (error as { name?: unknown } | null)?.name;
+const statusOf = (error: unknown) =>
+  (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+
+/** GetObject's and HeadObject's "no such key" (HeadObject has no body, so only its status says so). */
+export const isMissingObject = (error: unknown) =>
+  nameOf(error) === 'NoSuchKey' || (nameOf(error) === 'NotFound' && statusOf(error) === 404);
+
+/** A range that starts past the end of the object. */
+export const isUnsatisfiableRange = (error: unknown) =>
+  nameOf(error) === 'InvalidRange' || statusOf(error) === 416;
+
+/** Every page of a listing (ListObjectsV2 answers at most 1 000 entries a page). */
+export async function* listPages(
+  client: S3Client,
+  params: { Bucket: string; Prefix: string; Delimiter?: string },
+): AsyncGenerator<ListObjectsV2CommandOutput> {
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ ...params, ContinuationToken }));
+    yield page;
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+}
+
+/**
+ * How long a presigned URL of the bucket works (S3_DELIVERY=redirect): enough for the client to
+ * follow the redirect, and short, since the bucket cannot end it when the asset changes.
+ */
+export const presignedUrlSeconds = 60;
+
+/** A GetObject URL of the bucket, answering with our delivery's headers. */
+export function presignGet(client: S3Client, bucket: string, key: string, headers: PresignedHeaders) {
+  return getSignedUrl(
+    client,
+    new GetObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      ResponseContentType: headers.contentType,
+      ResponseContentDisposition: headers.contentDisposition,
+      ResponseCacheControl: headers.cacheControl,
+    }),
+    { expiresIn: presignedUrlSeconds },
+  );
+}
