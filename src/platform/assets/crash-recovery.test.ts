@@ -3,12 +3,16 @@ import { afterAll, expect, it } from 'vitest';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { multipartBody, sha256 } from '../testing/files';
 import { bearer, type TestPlatform, tokensFor } from '../testing/platform-server';
-import { storageState, uploadsUnderWay } from '../testing/storage-state';
+import { storageState, sweepOnceOrphansAreOld, uploadsUnderWay } from '../testing/storage-state';
 import { childPlatformFixture } from '../testing/child-platform';
+import { pollUntil } from '../testing/thumbnails';
 
 // U13 keeps thirty uploads of one user in flight: more than the per-user cap (H8) lets through.
 const child = childPlatformFixture('platform-crash-', { UPLOADS_PER_USER: '30' });
-afterAll(() => child.dispose());
+// H7 on a platform of its own: the places U13's killed uploads held in the cap (leased, on the
+// scale-out backends) must not count as its upload under way.
+const h7Child = childPlatformFixture('platform-crash-h7-', {});
+afterAll(() => Promise.all([child.dispose(), h7Child.dispose()]));
 
 /** POSTs a form as a stream that takes about `ms` to send, in 20 even steps, the first at once. */
 async function pacedPost(
@@ -79,7 +83,9 @@ it('keeps every asset answered 201 intact after a SIGKILL, with no row missing i
   expect(answered.size).toBeLessThan(files.length);
 
   await child.start();
-  const state = await storageState(await child.config());
+  const config = await child.config();
+  await sweepOnceOrphansAreOld(config);
+  const state = await storageState(config);
   expect(state.temporary).toBe(0);
   // Every row has its file, and every file has its row.
   expect(state.rowKeys.every((key) => state.fileNames.includes(key))).toBe(true);
@@ -99,8 +105,7 @@ it('keeps every asset answered 201 intact after a SIGKILL, with no row missing i
 // H7: an upload cut off by a crash leaves its Idempotency-Key "in progress"; after the restart, the
 // client's retry with the same key must make the asset (once), not answer 409 for a day.
 it('H7 lets a retry with the same Idempotency-Key succeed after a SIGKILL mid-upload, making one asset', async () => {
-  await child.kill();
-  const platform = (await child.start()) as TestPlatform;
+  const platform = (await h7Child.start()) as TestPlatform;
   const { url } = platform;
   const { access_token } = await tokensFor(platform, 'issuer@demo.test');
 
@@ -117,19 +122,31 @@ it('H7 lets a retry with the same Idempotency-Key succeed after a SIGKILL mid-up
   // Paced over minutes, so it is certainly still arriving when the kill comes: as soon as the
   // platform has started writing the file.
   const first = pacedPost(`${url}/v2/core/assets`, access_token, form(), 300_000, key).catch(() => undefined);
-  const config = await child.config();
+  const config = await h7Child.config();
   await expect.poll(() => uploadsUnderWay(config), { timeout: 60_000 }).toBe(1);
-  await child.kill();
+  await h7Child.kill();
   expect(await first).toBeUndefined();
 
-  await child.start();
+  await h7Child.start();
   const retry = async () =>
     fetch(`${url}/v2/core/assets`, {
       method: 'POST',
       headers: { ...bearer(access_token), ...key },
       body: form(),
     });
-  const retried = await retry();
+  // Where several instances share the platform (Redis), the key stays the killed one's until its
+  // lease runs out (30 s) and is answered 409 meanwhile: retried a few seconds apart, as a person
+  // pressing Retry would. On one instance, the start released it and the first retry is taken.
+  const retried = await pollUntil(
+    'a retry to be taken',
+    async () => {
+      const response = await retry();
+      if (response.status !== 409) return response;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      return undefined;
+    },
+    90_000,
+  );
   expect(retried.status, await retried.clone().text()).toBe(201);
   const asset = assetEnvelopeSchema.parse(await retried.json()).asset;
   // Retried once more, the key answers the same asset: there is one.
