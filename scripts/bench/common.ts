@@ -1,6 +1,20 @@
 /** What every part of `npm run bench` uses: medians, waiting for servers, a token, the table. */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+
+/** utime + stime of a process (all its threads: libuv's pool, workers), in clock ticks of 1/100 s. */
+export function cpuTicks(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Resident memory of a process, in bytes (Linux). */
+export const rssBytes = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+/** Microseconds of CPU per clock tick (Linux's USER_HZ). */
+const tickMicros = 10_000;
 
 /** The middle value; NaN for none (a part that measured nothing, as BENCH_ONLY=requests does for S1–S3). */
 export const median = (values: number[]) =>
@@ -77,15 +91,71 @@ export async function throughput(
   return (await latencies(url, { ...options, ms })).length / (ms / 1000);
 }
 
+/** One load on one server: its request rate and the server's CPU time per request. */
+export interface Load {
+  perSecond: number;
+  cpuMicrosPerRequest: number;
+}
+
+/**
+ * The load of `throughput`, with the CPU time the server process `pid` spent meanwhile (from
+ * /proc/PID/stat) divided by the requests it served. On a shared machine the rate moves with
+ * whatever else runs; the CPU a request costs barely does, so it is the figure to steer by.
+ */
+export async function load(
+  url: string,
+  pid: number,
+  options: { headers?: Record<string, string>; ms?: number; loops: number },
+): Promise<Load> {
+  const ms = options.ms ?? 3000;
+  const ticks = cpuTicks(pid);
+  const requests = (await latencies(url, { ...options, ms })).length;
+  return {
+    perSecond: requests / (ms / 1000),
+    cpuMicrosPerRequest: ((cpuTicks(pid) - ticks) * tickMicros) / requests,
+  };
+}
+
+/** Per-round ratios of interleaved rounds: their median and their spread (lowest, highest). */
+export function roundRatios(ratios: number[]) {
+  return { ratio: median(ratios), spread: [Math.min(...ratios), Math.max(...ratios)] as const };
+}
+
+/**
+ * A request-rate comparison of interleaved rounds (round i of `ours` ran beside round i of `base`),
+ * steered by CPU per request: base's CPU per request ÷ ours, so that it reads like the rate ratio
+ * (higher is better for us) and keeps its target; the rate ratio stays beside it.
+ */
+export function cpuRow(id: string, measure: string, ours: Load[], base: Load[], target: string): BenchRow {
+  const byCpu = roundRatios(ours.map((o, i) => base[i]!.cpuMicrosPerRequest / o.cpuMicrosPerRequest));
+  const byRate = median(ours.map((o, i) => o.perSecond / base[i]!.perSecond));
+  return {
+    id,
+    measure: `${measure} (CPU per request ${micros(base)} ÷ ${micros(ours)} µs)`,
+    ...byCpu,
+    beside: `req/s ${byRate.toFixed(2)} (${median(ours.map((o) => o.perSecond)).toFixed(0)} vs ${median(base.map((o) => o.perSecond)).toFixed(0)})`,
+    target,
+  };
+}
+
+const micros = (loads: Load[]) => median(loads.map((l) => l.cpuMicrosPerRequest)).toFixed(0);
+
 export interface BenchRow {
   id: string;
   measure: string;
+  /** The steering figure: for request rates, by CPU per request (`cpuRow`). */
   ratio: number;
+  /** The lowest and highest per-round ratio, when the rounds were interleaved. */
+  spread?: readonly [number, number];
+  /** Another reading of the same rounds, e.g. the request-rate ratio beside the CPU one. */
+  beside?: string;
   target: string;
 }
 
 export function printRows(rows: BenchRow[]) {
-  console.log('\n| id | measure | ratio | target |\n|---|---|---|---|');
+  console.log('\n| id | measure | ratio | spread | beside | target |\n|---|---|---|---|---|---|');
   for (const row of rows)
-    console.log(`| ${row.id} | ${row.measure} | ${row.ratio.toFixed(3)} | ${row.target} |`);
+    console.log(
+      `| ${row.id} | ${row.measure} | ${row.ratio.toFixed(3)} | ${row.spread ? `${row.spread[0].toFixed(2)}–${row.spread[1].toFixed(2)}` : '—'} | ${row.beside ?? ''} | ${row.target} |`,
+    );
 }
