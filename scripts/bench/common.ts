@@ -1,6 +1,7 @@
 /** What every part of `npm run bench` uses: medians, waiting for servers, a token, the table. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 
 /** utime + stime of a process (all its threads: libuv's pool, workers), in clock ticks of 1/100 s. */
@@ -14,7 +15,7 @@ export const rssBytes = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
 
 /** Microseconds of CPU per clock tick (Linux's USER_HZ). */
-const tickMicros = 10_000;
+export const tickMicros = 10_000;
 
 /** The middle value; NaN for none (a part that measured nothing, as BENCH_ONLY=requests does for S1–S3). */
 export const median = (values: number[]) =>
@@ -49,6 +50,42 @@ export function issuerToken(platformUrl: string, dataDir: string): Promise<strin
       code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
     );
   });
+}
+
+/** Starts `node --import tsx ARGS` for the bench, quiet, remembered in `children` to be stopped after. */
+export function startNode(children: ChildProcess[], args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+
+/**
+ * A platform of the bench's own, in `work/data-PORT`, with the demo data and rate limits out of the
+ * way, and an issuer's access token for it.
+ */
+export async function startBenchPlatform(
+  work: string,
+  port: number,
+  env: Record<string, string>,
+  children: ChildProcess[],
+) {
+  const platformUrl = `http://127.0.0.1:${port}`;
+  const dataDir = join(work, `data-${port}`);
+  const child = startNode(children, ['src/platform/main.ts'], {
+    DATA_DIR: dataDir,
+    DEMO_SEED: '1',
+    PLATFORM_PORT: String(port),
+    API_RATE_LIMIT: '100000000',
+    TOKEN_RATE_LIMIT: '100000',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    ...env,
+  });
+  await waitFor(`${platformUrl}/healthz`);
+  const token = await issuerToken(platformUrl, dataDir);
+  return { platformUrl, token, pid: child.pid!, dataDir };
 }
 
 /**

@@ -24,14 +24,13 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
 import {
   type BenchRow,
-  issuerToken,
   latencies,
   median,
   printRows,
   roundRatios,
   rssBytes,
   sleep,
-  waitFor,
+  startBenchPlatform,
 } from './common';
 
 const percentile = (values: number[], p: number) =>
@@ -145,34 +144,6 @@ function startUploader(platformUrl: string, token: string, uploaders: number, pe
       return made;
     },
   };
-}
-
-/** A platform of the bench's own with the demo data, and an issuer's access token for it. */
-async function startBenchPlatform(
-  work: string,
-  port: number,
-  env: Record<string, string>,
-  children: ChildProcess[],
-) {
-  const platformUrl = `http://127.0.0.1:${port}`;
-  const dataDir = join(work, `data-${port}`);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DEMO_SEED: '1',
-      PLATFORM_PORT: String(port),
-      API_RATE_LIMIT: '100000000',
-      TOKEN_RATE_LIMIT: '100000',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-      ...env,
-    },
-    stdio: 'ignore',
-  });
-  children.push(child);
-  await waitFor(`${platformUrl}/healthz`);
-  const token = await issuerToken(platformUrl, dataDir);
-  return { platformUrl, token, pid: child.pid! };
 }
 
 /**
