@@ -17,6 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sleep } from './common';
 import { benchSignIn } from './peers-sign-in';
+import { benchUploads } from './peers-uploads';
+import { benchRenditions } from './peers-renditions';
+import { benchReads } from './peers-reads';
 
 export interface PeerRow {
   id: string;
@@ -44,6 +47,9 @@ function installPeers() {
 const parts: Record<string, (work: string, children: ChildProcess[], rounds: number) => Promise<PeerRow[]>> =
   {
     P1: benchSignIn,
+    P2: benchUploads,
+    P3: benchRenditions,
+    P4: benchReads,
   };
 
 installPeers();
