@@ -5,7 +5,8 @@
  *   hello PORT           Fastify hello world (S4, S5)
  *   multipart PORT DIR   Fastify + @fastify/multipart writing the file part to disk, fsynced (P2)
  *   bare-read PORT DB    Fastify + better-sqlite3 answering GET /v2/core/assets/:id from the
- *                        platform's database file, with a bearer token (P4, S4c)
+ *                        platform's database file, with a bearer token (P4, S4c); with
+ *                        BARE_READ_HEADERS (JSON) it also sends those headers on every answer
  */
 import { createHash } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
@@ -17,6 +18,8 @@ import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 
 const [kind, port, arg] = process.argv.slice(2);
+// An orderly exit, so that a server started with `node --cpu-prof` writes its profile.
+process.once('SIGTERM', () => process.exit(0));
 
 if (kind === 'pipe') {
   let n = 0;
@@ -75,6 +78,12 @@ async function bareRead() {
   type Row = Record<string, string | number | null>;
 
   const app = Fastify();
+  const extraHeaders = JSON.parse(process.env.BARE_READ_HEADERS ?? '{}') as Record<string, string>;
+  if (Object.keys(extraHeaders).length > 0)
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(extraHeaders);
+      done();
+    });
   app.get<{ Params: { id: string } }>('/v2/core/assets/:id', async (request, reply) => {
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     if (!token) return reply.code(401).send({ error: 'invalid_token' });
