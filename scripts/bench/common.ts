@@ -45,9 +45,13 @@ export function issuerToken(platformUrl: string, dataDir: string): Promise<strin
       env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
     });
     let out = '';
+    let errors = '';
     script.stdout.on('data', (d) => (out += d));
+    script.stderr.on('data', (d) => (errors += d));
     script.on('exit', (code) =>
-      code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
+      code === 0
+        ? resolve(/^access_token=(.*)$/m.exec(out)![1]!)
+        : reject(new Error(`curl-sign-in.sh failed (${code}): ${out}${errors}`)),
     );
   });
 }
