@@ -2,7 +2,8 @@
  * P3 of `npm run bench:peers`: crop + 800 px WebP of a 12-megapixel JPEG (4000 × 3000, made with
  * sharp at run time), ours (the client's whole flow, as S7: download_url?variant=cropped&width=800,
  * then the signed URL) against ipx (scripts/bench/peers/ipx-server.ts, on the same sharp version).
- *   first     a crop never asked for before, in each round: time and server CPU
+ *   first     a crop never asked for before, in each round: time and server CPU (counted in the
+ *             kernel's 10 ms ticks: a render costs about ten of them, so its CPU is coarse)
  *   repeated  the same crop again: ours from the rendition cache, ipx renders again (it has no cache)
  */
 import type { ChildProcess } from 'node:child_process';
@@ -53,11 +54,11 @@ export async function benchRenditions(
   mkdirSync(imageDir);
   writeFileSync(join(imageDir, 'photo.jpg'), photo);
 
-  const ours = await startBenchPlatform(work, 4950, { DOWNLOAD_URL_TTL: '3600' }, children);
-  const ipx = startNode(children, ['scripts/bench/peers/ipx-server.ts', '4951', imageDir]);
+  const ours = await startBenchPlatform(work, 4945, { DOWNLOAD_URL_TTL: '3600' }, children);
+  const ipx = startNode(children, ['scripts/bench/peers/ipx-server.ts', '4946', imageDir]);
   const ipxUrl = (crop: { x: number; y: number; width: number; height: number }) =>
-    `http://127.0.0.1:4951/extract_${crop.x}_${crop.y}_${crop.width}_${crop.height},w_800,f_webp/photo.jpg`;
-  await waitFor('http://127.0.0.1:4951/');
+    `http://127.0.0.1:4946/extract_${crop.x}_${crop.y}_${crop.width}_${crop.height},w_800,f_webp/photo.jpg`;
+  await waitFor('http://127.0.0.1:4946/');
 
   const auth = { authorization: `Bearer ${ours.token}` };
   const form = new FormData();
