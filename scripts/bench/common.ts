@@ -1,6 +1,21 @@
 /** What every part of `npm run bench` uses: medians, waiting for servers, a token, the table. */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'node:http';
+
+/** utime + stime of a process (all its threads: libuv's pool, workers), in clock ticks of 1/100 s. */
+export function cpuTicks(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Resident memory of a process, in bytes (Linux). */
+export const rssBytes = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+/** Microseconds of CPU per clock tick (Linux's USER_HZ). */
+export const tickMicros = 10_000;
 
 /** The middle value; NaN for none (a part that measured nothing, as BENCH_ONLY=requests does for S1–S3). */
 export const median = (values: number[]) =>
@@ -30,11 +45,51 @@ export function issuerToken(platformUrl: string, dataDir: string): Promise<strin
       env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
     });
     let out = '';
+    let errors = '';
     script.stdout.on('data', (d) => (out += d));
+    script.stderr.on('data', (d) => (errors += d));
     script.on('exit', (code) =>
-      code === 0 ? resolve(/^access_token=(.*)$/m.exec(out)![1]!) : reject(new Error(out)),
+      code === 0
+        ? resolve(/^access_token=(.*)$/m.exec(out)![1]!)
+        : reject(new Error(`curl-sign-in.sh failed (${code}): ${out}${errors}`)),
     );
   });
+}
+
+/** Starts `node --import tsx ARGS` for the bench, quiet, remembered in `children` to be stopped after. */
+export function startNode(children: ChildProcess[], args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  children.push(child);
+  return child;
+}
+
+/**
+ * A platform of the bench's own, in `work/data-PORT`, with the demo data and rate limits out of the
+ * way, and an issuer's access token for it.
+ */
+export async function startBenchPlatform(
+  work: string,
+  port: number,
+  env: Record<string, string>,
+  children: ChildProcess[],
+) {
+  const platformUrl = `http://127.0.0.1:${port}`;
+  const dataDir = join(work, `data-${port}`);
+  const child = startNode(children, ['src/platform/main.ts'], {
+    DATA_DIR: dataDir,
+    DEMO_SEED: '1',
+    PLATFORM_PORT: String(port),
+    API_RATE_LIMIT: '100000000',
+    TOKEN_RATE_LIMIT: '100000',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    ...env,
+  });
+  await waitFor(`${platformUrl}/healthz`);
+  const token = await issuerToken(platformUrl, dataDir);
+  return { platformUrl, token, pid: child.pid!, dataDir };
 }
 
 /**
@@ -77,15 +132,71 @@ export async function throughput(
   return (await latencies(url, { ...options, ms })).length / (ms / 1000);
 }
 
+/** One load on one server: its request rate and the server's CPU time per request. */
+export interface Load {
+  perSecond: number;
+  cpuMicrosPerRequest: number;
+}
+
+/**
+ * The load of `throughput`, with the CPU time the server process `pid` spent meanwhile (from
+ * /proc/PID/stat) divided by the requests it served. On a shared machine the rate moves with
+ * whatever else runs; the CPU a request costs barely does, so it is the figure to steer by.
+ */
+export async function load(
+  url: string,
+  pid: number,
+  options: { headers?: Record<string, string>; ms?: number; loops: number },
+): Promise<Load> {
+  const ms = options.ms ?? 3000;
+  const ticks = cpuTicks(pid);
+  const requests = (await latencies(url, { ...options, ms })).length;
+  return {
+    perSecond: requests / (ms / 1000),
+    cpuMicrosPerRequest: ((cpuTicks(pid) - ticks) * tickMicros) / requests,
+  };
+}
+
+/** Per-round ratios of interleaved rounds: their median and their spread (lowest, highest). */
+export function roundRatios(ratios: number[]) {
+  return { ratio: median(ratios), spread: [Math.min(...ratios), Math.max(...ratios)] as const };
+}
+
+/**
+ * A request-rate comparison of interleaved rounds (round i of `ours` ran beside round i of `base`),
+ * steered by CPU per request: base's CPU per request ÷ ours, so that it reads like the rate ratio
+ * (higher is better for us) and keeps its target; the rate ratio stays beside it.
+ */
+export function cpuRow(id: string, measure: string, ours: Load[], base: Load[], target: string): BenchRow {
+  const byCpu = roundRatios(ours.map((o, i) => base[i]!.cpuMicrosPerRequest / o.cpuMicrosPerRequest));
+  const byRate = median(ours.map((o, i) => o.perSecond / base[i]!.perSecond));
+  return {
+    id,
+    measure: `${measure} (CPU per request ${micros(base)} ÷ ${micros(ours)} µs)`,
+    ...byCpu,
+    beside: `req/s ${byRate.toFixed(2)} (${median(ours.map((o) => o.perSecond)).toFixed(0)} vs ${median(base.map((o) => o.perSecond)).toFixed(0)})`,
+    target,
+  };
+}
+
+const micros = (loads: Load[]) => median(loads.map((l) => l.cpuMicrosPerRequest)).toFixed(0);
+
 export interface BenchRow {
   id: string;
   measure: string;
+  /** The steering figure: for request rates, by CPU per request (`cpuRow`). */
   ratio: number;
+  /** The lowest and highest per-round ratio, when the rounds were interleaved. */
+  spread?: readonly [number, number];
+  /** Another reading of the same rounds, e.g. the request-rate ratio beside the CPU one. */
+  beside?: string;
   target: string;
 }
 
 export function printRows(rows: BenchRow[]) {
-  console.log('\n| id | measure | ratio | target |\n|---|---|---|---|');
+  console.log('\n| id | measure | ratio | spread | beside | target |\n|---|---|---|---|---|---|');
   for (const row of rows)
-    console.log(`| ${row.id} | ${row.measure} | ${row.ratio.toFixed(3)} | ${row.target} |`);
+    console.log(
+      `| ${row.id} | ${row.measure} | ${row.ratio.toFixed(3)} | ${row.spread ? `${row.spread[0].toFixed(2)}–${row.spread[1].toFixed(2)}` : '—'} | ${row.beside ?? ''} | ${row.target} |`,
+    );
 }

@@ -4,8 +4,10 @@
  *   S1 upload MB/s of POST /v2/core/assets ÷ a bare node:http server piping to disk (200 MB)
  *   S2 (peak RSS − idle RSS) during one 200 MB upload ÷ upload size
  *   S3 server CPU time per upload ÷ the bare pipe's
- *   S4 GET /v2/core/assets/:id req/s ÷ Fastify hello-world req/s
- *   S5 GET /v2/core/assets/:id/download_url req/s ÷ hello-world req/s
+ *   S4 GET /v2/core/assets/:id ÷ Fastify hello world
+ *   S5 GET /v2/core/assets/:id/download_url ÷ hello world
+ *   (S4 and S5 are steered by server CPU per request, hello world's ÷ ours; req/s beside it)
+ *   P1–P4 and S4c, against other projects' servers: scripts/bench/peers.ts (npm run bench:peers)
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8′, S9, S1p, S2p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
@@ -13,11 +15,22 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuerToken, median, printRows, throughput, waitFor } from './common';
+import {
+  cpuRow,
+  cpuTicks,
+  issuerToken,
+  type Load,
+  load,
+  median,
+  printRows,
+  roundRatios,
+  rssBytes,
+  waitFor,
+} from './common';
 import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
 import { benchThumbnails } from './thumbnails';
@@ -55,14 +68,6 @@ function start(args: string[], env: Record<string, string> = {}) {
   children.push(child);
   return child;
 }
-/** utime + stime of a process in clock ticks (1/100 s on Linux). */
-const cpuTicks = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-};
-const rssBytes = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-
 // The platform, with real storage in a fresh data directory and rate limits out of the way.
 const platformPort = 4900;
 const platformUrl = `http://127.0.0.1:${platformPort}`;
@@ -77,7 +82,7 @@ const platform = start(['src/platform/main.ts'], {
   TOKEN_RATE_LIMIT: '100000',
 });
 const pipe = start(['scripts/bench/servers.ts', 'pipe', '4901', work]);
-start(['scripts/bench/servers.ts', 'hello', '4902', work]);
+const hello = start(['scripts/bench/servers.ts', 'hello', '4902', work]);
 await Promise.all([
   waitFor(`${platformUrl}/healthz`),
   waitFor('http://127.0.0.1:4901/'),
@@ -163,44 +168,53 @@ try {
   ).json()) as { asset: { id: number } };
   const auth = { authorization: `Bearer ${token}` };
 
-  const helloRates: number[] = [];
-  const getRates: number[] = [];
-  const urlRates: number[] = [];
+  const helloForGet: Load[] = [];
+  const helloForUrl: Load[] = [];
+  const gets: Load[] = [];
+  const urls: Load[] = [];
+  const helloLoad = () => load('http://127.0.0.1:4902/', hello.pid!, { loops: 32 });
   for (let i = 0; i < rounds; i++) {
-    helloRates.push(await throughput('http://127.0.0.1:4902/', { loops: 32 }));
-    getRates.push(
-      await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}`, { headers: auth, loops: 32 }),
+    helloForGet.push(await helloLoad());
+    gets.push(
+      await load(`${platformUrl}/v2/core/assets/${created.asset.id}`, platform.pid!, {
+        headers: auth,
+        loops: 32,
+      }),
     );
-    helloRates.push(await throughput('http://127.0.0.1:4902/', { loops: 32 }));
-    urlRates.push(
-      await throughput(`${platformUrl}/v2/core/assets/${created.asset.id}/download_url`, {
+    helloForUrl.push(await helloLoad());
+    urls.push(
+      await load(`${platformUrl}/v2/core/assets/${created.asset.id}/download_url`, platform.pid!, {
         headers: auth,
         loops: 32,
       }),
     );
   }
 
-  const rows = [
-    ['S1', 'upload MB/s ÷ bare pipe', median(ours.map(mbps)) / median(bare.map(mbps)), '≥ 0.75'],
-    ['S2', '(peak − idle RSS) ÷ upload size', median(ours.map((r) => r.rssGrowth)) / uploadBytes, '≤ 0.25'],
-    [
-      'S3',
-      'CPU per upload ÷ bare pipe',
-      median(ours.map((r) => r.ticks)) / Math.max(1, median(bare.map((r) => r.ticks))),
-      '≤ 1.4',
-    ],
-    ['S4', 'GET asset req/s ÷ hello world', median(getRates) / median(helloRates), '≥ 0.55'],
-    ['S5', 'download_url req/s ÷ hello world', median(urlRates) / median(helloRates), '≥ 0.45'],
-  ] as const;
-  console.log(`\nbench: ${rounds} interleaved rounds, medians; ${uploadBytes / 1024 / 1024} MB uploads\n`);
-  console.log('| id | measure | ratio | target |\n|---|---|---|---|');
-  for (const [id, what, ratio, target] of rows)
-    console.log(`| ${id} | ${what} | ${ratio.toFixed(3)} | ${target} |`);
-  console.log(
-    `\nraw medians: upload ${median(ours.map(mbps)).toFixed(0)} vs ${median(bare.map(mbps)).toFixed(0)} MB/s; ` +
-      `peak RSS growth ${(median(ours.map((r) => r.rssGrowth)) / 1024 / 1024).toFixed(1)} MB; ` +
-      `hello ${median(helloRates).toFixed(0)}, GET ${median(getRates).toFixed(0)}, download_url ${median(urlRates).toFixed(0)} req/s`,
-  );
+  const perRound = (f: (o: (typeof ours)[number], b: (typeof bare)[number]) => number) =>
+    ours.length ? roundRatios(ours.map((o, i) => f(o, bare[i]!))) : { ratio: NaN };
+  printRows([
+    {
+      id: 'S1',
+      measure: `upload MB/s ÷ bare pipe (${median(ours.map(mbps)).toFixed(0)} vs ${median(bare.map(mbps)).toFixed(0)})`,
+      ...perRound((o, b) => mbps(o) / mbps(b)),
+      target: '≥ 0.75',
+    },
+    {
+      id: 'S2',
+      measure: `(peak − idle RSS) ÷ upload size (${(median(ours.map((r) => r.rssGrowth)) / 2 ** 20).toFixed(1)} MB)`,
+      ...perRound((o) => o.rssGrowth / uploadBytes),
+      target: '≤ 0.25',
+    },
+    {
+      id: 'S3',
+      measure: 'CPU per upload ÷ bare pipe',
+      ...perRound((o, b) => o.ticks / Math.max(1, b.ticks)),
+      target: '≤ 1.4',
+    },
+    cpuRow('S4', 'GET asset ÷ hello world', gets, helloForGet, '≥ 0.55'),
+    cpuRow('S5', 'download_url ÷ hello world', urls, helloForUrl, '≥ 0.45'),
+  ]);
+  console.log(`(${rounds} interleaved rounds, medians; ${uploadBytes / 1024 / 1024} MB uploads)`);
 } finally {
   for (const child of children) child.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });

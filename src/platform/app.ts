@@ -38,6 +38,8 @@ import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-th
 import { mkdirSync } from 'node:fs';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
+/** The API's paths that need a bearer token: rate-limited, then authenticated, by one hook. */
+const isLimitedBeforeAuth = (path: string) => path.startsWith('/v2/core/') && !publicApiPaths.has(path);
 
 export interface PlatformOptions {
   clock?: () => number;
@@ -177,6 +179,12 @@ export async function buildPlatform(
     exposedHeaders: ['ETag', 'Retry-After', 'Accept-Ranges', 'Content-Range', 'Content-Length'],
     maxAge: 600,
   });
+  // The API's routes are limited by the hook below, before authentication; rate-limit's own hook
+  // on each of them would only find the request counted already, at the price of one more async
+  // hook per request. Said before rate-limit is registered, whose onRoute hook reads it.
+  app.addHook('onRoute', (route) => {
+    if (isLimitedBeforeAuth(route.url ?? '')) route.config = { ...route.config, rateLimit: false };
+  });
   await app.register(rateLimit, {
     // One budget for every instance when they share Redis (shared-state.ts says what a failure does).
     ...shared.rateLimitStore,
@@ -209,7 +217,7 @@ export async function buildPlatform(
   app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query === -1 ? request.url : request.url.slice(0, query);
-    if (!path.startsWith('/v2/core/') || publicApiPaths.has(path)) return done();
+    if (!isLimitedBeforeAuth(path)) return done();
     limitApi
       .call(app, request, reply)
       .then(() => authenticate(request))

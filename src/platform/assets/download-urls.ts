@@ -1,6 +1,5 @@
-import { cropOf } from '../../shared/assets/crop';
 import type { AssetRow } from '../db/schema';
-import { cropTag, type Variant } from '../media/rendition-request';
+import { cropOfRow, cropTag, type Variant } from '../media/rendition-request';
 import { hmac, safeEqual } from '../security/secrets';
 
 export interface DownloadTarget {
@@ -21,8 +20,7 @@ export const deliveryPath = (assetId: number) => `/files/assets/${assetId}`;
  * does not change.
  */
 export function urlState(row: Pick<AssetRow, 'blob_key' | 'private' | 'meta'>, variant: Variant): string {
-  const crop =
-    variant === 'cropped' ? cropTag(cropOf(JSON.parse(row.meta) as Record<string, unknown>) ?? null) : '';
+  const crop = variant === 'cropped' ? cropTag(cropOfRow(row)) : '';
   return `${row.blob_key}:${row.private}:${crop}`;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { BlobRange, PresignedHeaders } from '../storage/blob-store';
 
@@ -59,10 +59,26 @@ export interface RenditionCache {
   presignedUrl?(blobKey: string, name: string, headers: PresignedHeaders): Promise<string>;
 }
 
+/** Sizes remembered at most; past that the memory starts afresh (a miss only costs one `stat`). */
+const maxRememberedSizes = 10_000;
+
 export function createRenditionCache(rootDir: string): RenditionCache {
   const root = resolve(rootDir);
   const current = join(root, generation);
   const tmpDir = join(root, tmpFolderName);
+
+  // The size of each file this cache wrote or measured, by path: a cached rendition is then sent
+  // without a `stat` through the thread pool. A name always holds the same bytes (its original,
+  // crop, width and the rendering generation are in it), so a size stays true for as long as the
+  // file exists; a removal forgets it, and a file removed by hand fails at `open` as before.
+  const sizes = new Map<string, number>();
+  const rememberSize = (path: string, size: number) => {
+    if (sizes.size >= maxRememberedSizes) sizes.clear();
+    sizes.set(path, size);
+  };
+  const forgetSizes = (folder: string) => {
+    for (const path of sizes.keys()) if (path.startsWith(folder)) sizes.delete(path);
+  };
 
   function folderOf(blobKey: string) {
     // Blob keys are ours, but this is a path: refuse anything that could leave the folder.
@@ -86,20 +102,24 @@ export function createRenditionCache(rootDir: string): RenditionCache {
 
   return {
     async open(blobKey, name) {
+      const path = pathOf(blobKey, name);
       let handle: FileHandle;
       try {
-        handle = await open(pathOf(blobKey, name), 'r');
+        handle = await open(path, 'r');
       } catch (error) {
         if (isAbsent(error)) return undefined;
         throw error;
       }
-      // Size from the open file: a removal after this point cannot change what is sent.
-      let size: number;
-      try {
-        size = (await handle.stat()).size;
-      } catch (error) {
-        await handle.close();
-        throw error;
+      // Size remembered, or from the open file: a removal after this point cannot change what is sent.
+      let size = sizes.get(path);
+      if (size === undefined) {
+        try {
+          size = (await handle.stat()).size;
+        } catch (error) {
+          await handle.close();
+          throw error;
+        }
+        rememberSize(path, size);
       }
       return {
         size,
@@ -137,6 +157,7 @@ export function createRenditionCache(rootDir: string): RenditionCache {
         await mkdir(folderOf(blobKey), { recursive: true, mode: 0o700 });
         // No folder fsync: a rename lost in a crash only means rendering once more.
         await rename(tmpPath, target);
+        rememberSize(target, bytes.length);
       } catch (error) {
         await rm(tmpPath, { force: true });
         throw error;
@@ -144,12 +165,19 @@ export function createRenditionCache(rootDir: string): RenditionCache {
     },
 
     async removeAll(blobKey) {
-      await rm(folderOf(blobKey), { recursive: true, force: true });
+      const folder = folderOf(blobKey);
+      forgetSizes(folder + sep);
+      await rm(folder, { recursive: true, force: true });
     },
 
     async removeWhere(blobKey, stale) {
       const doomed = (await listNames(blobKey)).filter(stale);
-      await Promise.all(doomed.map((name) => rm(pathOf(blobKey, name), { force: true })));
+      await Promise.all(
+        doomed.map((name) => {
+          sizes.delete(pathOf(blobKey, name));
+          return rm(pathOf(blobKey, name), { force: true });
+        }),
+      );
       return doomed.length;
     },
 

@@ -50,6 +50,21 @@ export const renditionQuery = z.object({
     ),
 });
 
+const rowCrops = new WeakMap<object, Crop | null>();
+
+/**
+ * The crop in an asset row's meta, parsed once per row read: delivering a cropped rendition needs
+ * it twice (the URL's state, then the rendition), where an original needs no parse at all.
+ */
+export function cropOfRow(row: Pick<AssetRow, 'meta'>): Crop | null {
+  let crop = rowCrops.get(row);
+  if (crop === undefined) {
+    crop = cropOf(JSON.parse(row.meta) as Record<string, unknown>) ?? null;
+    rowCrops.set(row, crop);
+  }
+  return crop;
+}
+
 /** Raster formats sharp decodes and the upload sniffing accepts; SVG is never among them. */
 const renderableTypes = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif']);
 
@@ -102,8 +117,7 @@ export function renditionFor(
   if (variant === 'preview') {
     return { variant, width: roundWidth(width ?? defaultPreviewWidth), crop: null };
   }
-  const meta = JSON.parse(row.meta) as Record<string, unknown>;
-  return { variant, width: width === undefined ? null : roundWidth(width), crop: cropOf(meta) ?? null };
+  return { variant, width: width === undefined ? null : roundWidth(width), crop: cropOfRow(row) };
 }
 
 /** How a crop appears in a cache file's name: `c<x>_<y>_<width>_<height>`, or `whole`. */

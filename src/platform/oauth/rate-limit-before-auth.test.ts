@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { problemSchema } from '../../shared/api/problem';
-import { bearer, startPlatform, type TestPlatform } from '../testing/platform-server';
+import { bearer, startPlatform, tokensFor, type TestPlatform } from '../testing/platform-server';
 
 const budget = 10;
 let platform: TestPlatform;
@@ -12,10 +12,19 @@ afterAll(() => platform.close());
 
 /** A GET sent from another loopback address, as a second client on the network would. */
 function getFrom(localAddress: string, url: string, headers: Record<string, string>) {
-  return new Promise<number>((resolve, reject) => {
+  return answerFrom(localAddress, url, headers).then((answer) => answer.status);
+}
+
+function answerFrom(localAddress: string, url: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; remaining: number }>((resolve, reject) => {
     const req = request(url, { localAddress, headers }, (response) => {
       response.resume();
-      response.on('end', () => resolve(response.statusCode!));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode!,
+          remaining: Number(response.headers['x-ratelimit-remaining']),
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -43,5 +52,25 @@ describe('H3 requests refused at authentication count against the per-address ra
 
     // Counted per address: another client is not held back by this one.
     expect(await getFrom('127.0.0.2', `${platform.url}/v2/core/me`, badToken)).toBe(401);
+  });
+});
+
+describe('the per-address rate limit', () => {
+  let roomy: TestPlatform;
+  beforeAll(async () => {
+    roomy = await startPlatform({ API_RATE_LIMIT: '100' });
+  });
+  afterAll(() => roomy.close());
+
+  it('counts an API request that passes authentication once, whatever route answers it', async () => {
+    const { access_token } = await tokensFor(roomy, 'issuer@demo.test');
+    const remaining: number[] = [];
+    // From an address of its own: the sign-in above spent some of 127.0.0.1's budget.
+    for (const path of ['/v2/core/me', '/v2/core/assets/999999', '/v2/core/me']) {
+      const answer = await answerFrom('127.0.0.3', `${roomy.url}${path}`, bearer(access_token));
+      expect([200, 404]).toContain(answer.status);
+      remaining.push(answer.remaining);
+    }
+    expect(remaining).toEqual([99, 98, 97]);
   });
 });
