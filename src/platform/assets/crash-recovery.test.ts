@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
-import { multipartBody, sha256 } from '../testing/files';
+import { multipartBody, pacedPost, sha256 } from '../testing/files';
 import { bearer, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState, sweepOnceOrphansAreOld, uploadsUnderWay } from '../testing/storage-state';
 import { childPlatformFixture } from '../testing/child-platform';
@@ -13,35 +13,6 @@ const child = childPlatformFixture('platform-crash-', { UPLOADS_PER_USER: '30' }
 // scale-out backends) must not count as its upload under way.
 const h7Child = childPlatformFixture('platform-crash-h7-', {});
 afterAll(() => Promise.all([child.dispose(), h7Child.dispose()]));
-
-/** POSTs a form as a stream that takes about `ms` to send, in 20 even steps, the first at once. */
-async function pacedPost(
-  url: string,
-  token: string,
-  form: FormData,
-  ms: number,
-  headers: Record<string, string> = {},
-) {
-  const encoded = new Response(form);
-  const bytes = new Uint8Array(await encoded.arrayBuffer());
-  const steps = 20;
-  const step = Math.ceil(bytes.length / steps);
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (sent >= bytes.length) return controller.close();
-      if (sent > 0) await new Promise((resolve) => setTimeout(resolve, ms / steps));
-      controller.enqueue(bytes.subarray(sent, sent + step));
-      sent += step;
-    },
-  });
-  return fetch(url, {
-    method: 'POST',
-    headers: { ...bearer(token), 'content-type': encoded.headers.get('content-type')!, ...headers },
-    body,
-    duplex: 'half',
-  } as RequestInit);
-}
 
 // U13: the process killed with SIGKILL in the middle of concurrent uploads, then restarted.
 it('keeps every asset answered 201 intact after a SIGKILL, with no row missing its file', async () => {
