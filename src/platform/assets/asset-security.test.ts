@@ -3,7 +3,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
-import { csv, jpeg, multipartBody, pdf, png, sha256, type UploadFile } from '../testing/files';
+import {
+  alteredSignature,
+  csv,
+  jpeg,
+  multipartBody,
+  pdf,
+  png,
+  sha256,
+  type UploadFile,
+} from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState, uploadsUnderWay } from '../testing/storage-state';
 
@@ -165,7 +174,7 @@ describe('B4 download URLs that must not work', () => {
     expect(
       (
         await altered((u) =>
-          u.searchParams.set('signature', `${u.searchParams.get('signature')!.slice(0, -2)}AA`),
+          u.searchParams.set('signature', alteredSignature(u.searchParams.get('signature')!)),
         )
       ).status,
     ).toBe(403);

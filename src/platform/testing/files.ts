@@ -93,3 +93,11 @@ export async function pacedPost(
     duplex: 'half',
   } as RequestInit);
 }
+
+/**
+ * A signature changed in its first character, which carries six bits of the MAC: never the same
+ * signature (changing its last characters may only touch base64url's padding bits, or by chance
+ * write what was there).
+ */
+export const alteredSignature = (signature: string) =>
+  `${signature[0] === 'A' ? 'B' : 'A'}${signature.slice(1)}`;
