@@ -56,10 +56,10 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
 
   // … and saved: back there too, and the file uploads.
   await chooseWithKeyboard(page, 'Logo', [await quadrantsPng('mark.png')]);
-  await page
-    .getByRole('dialog', { name: 'Crop mark.png' })
-    .getByRole('button', { name: cropAndSend })
-    .press('Enter');
+  const send = page.getByRole('dialog', { name: 'Crop mark.png' }).getByRole('button', { name: cropAndSend });
+  // It waits for the image to load (a press, unlike a click, would not wait for it to be enabled).
+  await expect(send).toBeEnabled();
+  await send.press('Enter');
   await expect(page.getByRole('dialog')).toHaveCount(0);
   expect(await focused(page)).toMatch(/^button: (Choose a file for Logo|Replace logo)$/);
   await expect(card(logo, 'mark.png')).toBeVisible();
