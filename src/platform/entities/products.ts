@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { productLogos } from '../db/repositories/assets';
 import type { Database } from '../db/schema';
 import type { Caller } from '../oauth/bearer';
 import { pageOf, type Page } from '../paging';
@@ -26,22 +27,10 @@ export async function readableProducts(
   if (page.before !== undefined) query = query.where('id', '<', page.before);
   const { items, nextCursor } = pageOf(await query.execute(), page.limit, productList, (row) => [row.id]);
 
-  const logos =
-    items.length === 0
-      ? []
-      : await db
-          .selectFrom('assets')
-          .select(['id', 'assetable_id', 'private'])
-          .where('assetable_type', '=', 'Product')
-          .where(
-            'assetable_id',
-            'in',
-            items.map((p) => p.id),
-          )
-          .where('file_type', '=', 'logo')
-          .where('thumbnail_of', 'is', null)
-          .orderBy('id', 'desc')
-          .execute();
+  const logos = await productLogos(
+    db,
+    items.map((p) => p.id),
+  );
   return {
     nextCursor,
     items: items.map((product) => {
