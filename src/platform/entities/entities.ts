@@ -1,5 +1,6 @@
 import type { AssetableType } from '../../shared/api/me';
 import type { PlatformContext } from '../context';
+import { entityWithOwner } from '../db/repositories/entities';
 import type { Caller } from '../oauth/bearer';
 
 export interface Entity {
@@ -18,53 +19,7 @@ export async function findEntity(
   type: AssetableType,
   id: number,
 ): Promise<Entity | undefined> {
-  const { db } = ctx;
-  let row: { id: number; name: string; ownerId: number } | undefined;
-  switch (type) {
-    case 'User':
-      row = await db
-        .selectFrom('users')
-        .select(['id', 'name', 'id as ownerId'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      break;
-    case 'Product':
-      row = await db
-        .selectFrom('products')
-        .select(['id', 'name', 'owner_id as ownerId'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      break;
-    case 'Investment':
-      row = await db
-        .selectFrom('investments')
-        .select(['id', 'name', 'owner_id as ownerId'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      break;
-    case 'TeamMember':
-      row = await db
-        .selectFrom('team_members')
-        .innerJoin('products', 'products.id', 'team_members.product_id')
-        .select(['team_members.id', 'team_members.name', 'products.owner_id as ownerId'])
-        .where('team_members.id', '=', id)
-        .executeTakeFirst();
-      break;
-    case 'Accreditation':
-      row = await db
-        .selectFrom('accreditations')
-        .select(['id', 'name', 'owner_id as ownerId'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      break;
-    case 'IndicationOfInterest':
-      row = await db
-        .selectFrom('indications_of_interest')
-        .select(['id', 'name', 'owner_id as ownerId'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      break;
-  }
+  const row = await entityWithOwner(ctx.db, type, id);
   return row && { type, ...row };
 }
 
