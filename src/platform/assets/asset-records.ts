@@ -1,10 +1,13 @@
-import type { AssetableType } from '../../shared/api/me';
 import { findFileType } from '../../shared/assets/file-types';
-import type { ExpressionBuilder } from 'kysely';
 import type { PlatformContext } from '../context';
-import { type DB, preparedRead } from '../db/database';
-import type { AssetRow, Database } from '../db/schema';
-import { assetableOwnerId } from '../entities/entities';
+import {
+  deleteAsset,
+  deleteThumbnailsOf,
+  setThumbnailPrivacy,
+  thumbnailBlobKeys,
+  updateAssetAtVersion,
+} from '../db/repositories/assets';
+import type { AssetRow } from '../db/schema';
 import { recordAccreditationFileChange } from '../entities/accreditations';
 import type { UpdateBody } from './asset-input';
 
@@ -37,82 +40,6 @@ export type ApiAsset = ReturnType<typeof toApiAsset>;
 
 export const etagOf = (row: Pick<AssetRow, 'id' | 'version'>) => `"${row.id}.${row.version}"`;
 
-const thumbnailIdColumn = (eb: ExpressionBuilder<Database, 'assets'>) =>
-  eb
-    .selectFrom('assets as t')
-    .select('t.id')
-    .whereRef('t.thumbnail_of', '=', 'assets.id')
-    .limit(1)
-    .as('thumbnail_id');
-
-const assetRowRead = preparedRead((db: DB, id: number) =>
-  db.selectFrom('assets').selectAll('assets').select(thumbnailIdColumn).where('assets.id', '=', id),
-);
-
-const assetWithOwnerRead = preparedRead((db: DB, id: number) =>
-  db
-    .selectFrom('assets')
-    .selectAll('assets')
-    .select((eb) => [thumbnailIdColumn(eb), assetableOwnerId(eb).as('owner_id')])
-    .where('assets.id', '=', id),
-);
-
-/** An asset row with the id of its thumbnail, in one read (file delivery). */
-export async function findAssetRow(ctx: PlatformContext, id: number) {
-  return assetRowRead(ctx.db, id);
-}
-
-/**
- * An asset row with the id of its thumbnail and the owner of its entity (`owner_id`, null when the
- * entity is gone), in one read: the hot path of GET /v2/core/assets/:id and its download_url.
- */
-export async function findAssetWithOwner(ctx: PlatformContext, id: number) {
-  return assetWithOwnerRead(ctx.db, id);
-}
-
-export async function thumbnailIdOf(ctx: PlatformContext, id: number): Promise<number | null> {
-  const row = await ctx.db
-    .selectFrom('assets')
-    .select('id')
-    .where('thumbnail_of', '=', id)
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
-
-/**
- * One page of an entity's own assets (thumbnails are not listed: they hang off their parent), newest
- * first by id, each with the id of its thumbnail. Which assets the caller may see is part of the
- * query, so a page is full whatever is hidden and the next one starts right after its last row:
- * `before` is the id of that row (ids only grow; one deleted meanwhile still marks the place).
- * `fileType` narrows the list to one file type (a single-file slot's newest file: `limit` 1).
- *
- * The index `assets_by_entity` (assetable_type, assetable_id, id) answers it without sorting: the
- * query reads the page's rows and stops, however many assets the entity has (measured: S11 in the
- * README; the plan is checked in entity-asset-pages.test.ts).
- */
-export async function entityAssetPage(ctx: PlatformContext, entity: EntityRef, page: AssetPageRequest) {
-  return entityAssetPageQuery(ctx.db, entity, page).execute();
-}
-
-type EntityRef = { type: AssetableType; id: number };
-type AssetPageRequest = { before?: number; limit: number; withPrivate: boolean; fileType?: string };
-
-/** The query of `entityAssetPage`, for its test to see the plan the database makes of it. */
-export function entityAssetPageQuery(db: DB, entity: EntityRef, page: AssetPageRequest) {
-  let query = db
-    .selectFrom('assets')
-    .selectAll('assets')
-    .select(thumbnailIdColumn)
-    .where('assets.assetable_type', '=', entity.type)
-    .where('assets.assetable_id', '=', entity.id)
-    .where('assets.thumbnail_of', 'is', null);
-  if (page.fileType !== undefined) query = query.where('assets.file_type', '=', page.fileType);
-  if (!page.withPrivate) query = query.where('assets.private', '=', 0);
-  if (page.before !== undefined) query = query.where('assets.id', '<', page.before);
-  // One row more than the page: whether another page follows, without counting.
-  return query.orderBy('assets.id', 'desc').limit(page.limit + 1);
-}
-
 /**
  * Applies an update to an asset, its thumbnail's privacy (decisions.md: a thumbnail shares it) and
  * its history, in one transaction. Compare-and-set on the version read: undefined when another
@@ -126,28 +53,9 @@ export async function updateAssetRow(
 ): Promise<AssetRow | undefined> {
   const at = ctx.clock();
   return ctx.db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('assets')
-      .set({
-        ...(changes.name !== undefined ? { name: changes.name } : {}),
-        ...(changes.private !== undefined ? { private: changes.private ? 1 : 0 } : {}),
-        ...(changes.meta !== undefined ? { meta: JSON.stringify(changes.meta) } : {}),
-        version: row.version + 1,
-        updated_at: at,
-      })
-      .where('id', '=', row.id)
-      // Two concurrent updates with the same If-Match cannot both win.
-      .where('version', '=', row.version)
-      .returningAll()
-      .executeTakeFirst();
+    const updated = await updateAssetAtVersion(trx, row.id, row.version, changes, at);
     if (!updated) return undefined;
-    if (changes.private !== undefined) {
-      await trx
-        .updateTable('assets')
-        .set({ private: changes.private ? 1 : 0 })
-        .where('thumbnail_of', '=', row.id)
-        .execute();
-    }
+    if (changes.private !== undefined) await setThumbnailPrivacy(trx, row.id, changes.private);
     await recordAccreditationFileChange(trx, { before: row, after: updated, actorId, at });
     return updated;
   });
@@ -165,17 +73,10 @@ export async function deleteAssetRows(
   expectedVersion?: number,
 ): Promise<string[] | undefined> {
   return ctx.db.transaction().execute(async (trx) => {
-    const children = await trx
-      .selectFrom('assets')
-      .select('blob_key')
-      .where('thumbnail_of', '=', row.id)
-      .execute();
-    let deleteParent = trx.deleteFrom('assets').where('id', '=', row.id);
-    if (expectedVersion !== undefined) deleteParent = deleteParent.where('version', '=', expectedVersion);
-    const { numDeletedRows } = await deleteParent.executeTakeFirst();
-    if (numDeletedRows === 0n) return undefined;
-    await trx.deleteFrom('assets').where('thumbnail_of', '=', row.id).execute();
+    const thumbnailKeys = await thumbnailBlobKeys(trx, row.id);
+    if (!(await deleteAsset(trx, row.id, expectedVersion))) return undefined;
+    await deleteThumbnailsOf(trx, row.id);
     await recordAccreditationFileChange(trx, { before: row, actorId, at: ctx.clock() });
-    return [row.blob_key, ...children.map((c) => c.blob_key)];
+    return [row.blob_key, ...thumbnailKeys];
   });
 }

@@ -4,19 +4,12 @@ import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
+import { assetWithOwnerById, thumbnailIdOf } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound } from '../errors';
 import { checkIfMatch, preconditionFailed } from '../preconditions';
 import { canSeeAsset, entityAccess } from '../entities/entities';
 import { checkCrop, parseUpdateBody } from './asset-input';
-import {
-  type ApiAsset,
-  deleteAssetRows,
-  etagOf,
-  findAssetWithOwner,
-  thumbnailIdOf,
-  toApiAsset,
-  updateAssetRow,
-} from './asset-records';
+import { type ApiAsset, deleteAssetRows, etagOf, toApiAsset, updateAssetRow } from './asset-records';
 import { createAsset } from './create-asset';
 import { createUploadGuard } from './upload-guard';
 import { signDownloadUrl, urlState } from './download-urls';
@@ -72,7 +65,7 @@ const createBodyDoc = z
  * one they may not see is "not found" so its existence does not leak.
  */
 export async function visibleAsset(ctx: PlatformContext, request: FastifyRequest, id: number) {
-  const row = await findAssetWithOwner(ctx, id);
+  const row = await assetWithOwnerById(ctx.db, id);
   const access =
     row && row.owner_id !== null
       ? entityAccess(request.caller, { type: row.assetable_type, ownerId: row.owner_id })
@@ -202,7 +195,7 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       // Renditions of the old crop are never sent (the crop is part of their key); this frees the disk.
       if (changes.meta !== undefined) await ctx.renditions.cropChanged(updated);
       reply.header('etag', etagOf(updated));
-      return { asset: toApiAsset(updated, await thumbnailIdOf(ctx, updated.id)) };
+      return { asset: toApiAsset(updated, await thumbnailIdOf(ctx.db, updated.id)) };
     },
   );
 

@@ -1,9 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
 import type { PlatformContext } from '../context';
+import { insertAsset, insertPendingThumbnail } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound, validationFailed } from '../errors';
 import { entityAccess, findEntity } from '../entities/entities';
 import { recordAccreditationFileChange } from '../entities/accreditations';
+import { thumbnailName } from '../media/pdf-thumbnails';
 import { isDiskFull, type StagedBlob } from '../storage/blob-store';
 import {
   checkCrop,
@@ -18,7 +20,6 @@ import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency
 import { claimName } from './running-claims';
 import { probeImage } from './image-probe';
 import { fileTooLarge, readUploadBody } from './upload-body';
-import { reserveThumbnailRow } from './thumbnail-records';
 
 export interface Created {
   response: StoredResponse;
@@ -120,31 +121,32 @@ export async function createAsset(
 
     const now = ctx.clock();
     const created = await ctx.db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('assets')
-        .values({
-          name,
-          file_type: fileType.fileType,
-          assetable_type: entity.type,
-          assetable_id: entity.id,
-          blob_key: staged!.key,
-          content_type: sniffed.mime,
-          size: staged!.size,
-          sha256: staged!.sha256,
-          width: image?.width ?? null,
-          height: image?.height ?? null,
-          meta: JSON.stringify(meta),
-          private: (input.private ?? fileType.privateByDefault) ? 1 : 0,
-          version: 1,
-          created_by: caller.userId,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await insertAsset(trx, {
+        name,
+        file_type: fileType.fileType,
+        assetable_type: entity.type,
+        assetable_id: entity.id,
+        blob_key: staged!.key,
+        content_type: sniffed.mime,
+        size: staged!.size,
+        sha256: staged!.sha256,
+        width: image?.width ?? null,
+        height: image?.height ?? null,
+        meta: JSON.stringify(meta),
+        private: (input.private ?? fileType.privateByDefault) ? 1 : 0,
+        version: 1,
+        created_by: caller.userId,
+        created_at: now,
+        updated_at: now,
+      });
       // The thumbnail is made after this answer (pdf.js takes a worker tens of milliseconds to
       // seconds): its row is reserved now, pending, so that its id is in the 201.
-      const thumbnailId = thumbnailed ? await reserveThumbnailRow(trx, row, ctx.blobs.reserveKey()) : null;
+      const thumbnailId = thumbnailed
+        ? await insertPendingThumbnail(trx, row, {
+            name: thumbnailName(row.name),
+            blobKey: ctx.blobs.reserveKey(),
+          })
+        : null;
       await recordAccreditationFileChange(trx, { after: row, actorId: caller.userId, at: now });
       const response = { status: 201, body: { asset: toApiAsset(row, thumbnailId) } };
       if (key && claim?.kind === 'new')

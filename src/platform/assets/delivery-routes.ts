@@ -7,8 +7,8 @@ import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
+import { assetById } from '../db/repositories/assets';
 import { ApiError, notFound } from '../errors';
-import { findAssetRow } from './asset-records';
 import { deliveryPath, signatureMatches, urlState } from './download-urls';
 import { idParams, thumbnailPending } from './asset-routes';
 import { originalFile, renditionFile } from '../media/delivered-file';
@@ -90,7 +90,7 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       const { variant, width, expires, signature } = request.query;
       const secondsLeft = expires - Math.floor(ctx.clock() / 1000);
       if (secondsLeft <= 0) throw expiredLink();
-      const row = await findAssetRow(ctx, id);
+      const row = await assetById(ctx.db, id);
       const target = { assetId: id, variant, width: width ?? null, expires };
       // A missing asset answers like a bad signature, so that nobody without a link learns which ids
       // exist (H4); nothing about the asset is looked at before the signature holds.

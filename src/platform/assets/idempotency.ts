@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { PlatformContext } from '../context';
-import type { Database } from '../db/schema';
+import type { DB } from '../db/database';
+import {
+  deleteIdempotencyKeysBefore,
+  idempotencyKeyRow,
+  idempotencyKeysInProgress,
+  insertIdempotencyKey,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+  takeOverIdempotencyKey,
+} from '../db/repositories/assets';
 import { ApiError } from '../errors';
 import { claimName, type RunningClaims } from './running-claims';
 
@@ -49,34 +57,14 @@ export class IdempotencyKeys {
   async claim(userId: number, key: string): Promise<Claim> {
     const { db, clock, config } = this.ctx;
     const now = clock();
-    await db
-      .deleteFrom('idempotency_keys')
-      .where('created_at', '<', now - dayMs)
-      .execute();
-    const inserted = await db
-      .insertInto('idempotency_keys')
-      .values({ user_id: userId, key, created_at: now })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    if (inserted.numInsertedOrUpdatedRows === 1n) return { kind: 'new', claimedAt: now };
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .executeTakeFirstOrThrow();
+    await deleteIdempotencyKeysBefore(db, now - dayMs);
+    if (await insertIdempotencyKey(db, userId, key, now)) return { kind: 'new', claimedAt: now };
+    const row = await idempotencyKeyRow(db, userId, key);
     if (row.request_hash === null || row.response === null || row.status === null) {
       if (row.created_at <= now - config.http.requestTimeoutMs || !(await this.running(userId, key))) {
-        // Compare-and-set on the old claim's time: of two retries, one takes the key over.
-        const taken = await db
-          .updateTable('idempotency_keys')
-          .set({ created_at: now })
-          .where('user_id', '=', userId)
-          .where('key', '=', key)
-          .where('request_hash', 'is', null)
-          .where('created_at', '=', row.created_at)
-          .executeTakeFirst();
-        if (taken.numUpdatedRows === 1n) return { kind: 'new', claimedAt: now };
+        // Of two retries, one takes the key over.
+        if (await takeOverIdempotencyKey(db, userId, key, row.created_at, now))
+          return { kind: 'new', claimedAt: now };
       }
       throw new ApiError(
         409,
@@ -101,22 +89,15 @@ export class IdempotencyKeys {
    * transaction) when the claim was taken over meanwhile, so that one key never makes two assets.
    */
   async complete(
-    trx: Kysely<Database>,
+    trx: DB,
     userId: number,
     key: string,
     claimedAt: number,
     requestHash: string,
     response: StoredResponse,
   ) {
-    const recorded = await trx
-      .updateTable('idempotency_keys')
-      .set({ request_hash: requestHash, status: response.status, response: JSON.stringify(response.body) })
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .where('request_hash', 'is', null)
-      .where('created_at', '=', claimedAt)
-      .executeTakeFirst();
-    if (recorded.numUpdatedRows !== 1n) {
+    const answer = { requestHash, status: response.status, body: response.body };
+    if (!(await recordIdempotentAnswer(trx, userId, key, claimedAt, answer))) {
       throw new ApiError(
         409,
         'request_in_progress',
@@ -127,13 +108,7 @@ export class IdempotencyKeys {
 
   /** A failed first request frees its key, so the client can retry with it. */
   async release(userId: number, key: string, claimedAt: number) {
-    await this.ctx.db
-      .deleteFrom('idempotency_keys')
-      .where('user_id', '=', userId)
-      .where('key', '=', key)
-      .where('request_hash', 'is', null)
-      .where('created_at', '=', claimedAt)
-      .execute();
+    await releaseIdempotencyKey(this.ctx.db, userId, key, claimedAt);
   }
 }
 
@@ -141,24 +116,13 @@ export class IdempotencyKeys {
  * At start: a key still in progress belongs to a request that a stop or crash cut off, and would
  * answer its retries 409 for a day (H7), unless another instance of the platform is running it.
  */
-export async function releaseInterruptedKeys(db: Kysely<Database>, claims: RunningClaims): Promise<number> {
-  const inProgress = await db
-    .selectFrom('idempotency_keys')
-    .select(['user_id', 'key', 'created_at'])
-    .where('request_hash', 'is', null)
-    .execute();
+export async function releaseInterruptedKeys(db: DB, claims: RunningClaims): Promise<number> {
+  const inProgress = await idempotencyKeysInProgress(db);
   const running = await claims.running(inProgress.map((row) => claimName(row.user_id, row.key)));
   let released = 0;
   for (const row of inProgress) {
     if (running.has(claimName(row.user_id, row.key))) continue;
-    const deleted = await db
-      .deleteFrom('idempotency_keys')
-      .where('user_id', '=', row.user_id)
-      .where('key', '=', row.key)
-      .where('request_hash', 'is', null)
-      .where('created_at', '=', row.created_at)
-      .executeTakeFirst();
-    released += Number(deleted.numDeletedRows);
+    if (await releaseIdempotencyKey(db, row.user_id, row.key, row.created_at)) released++;
   }
   return released;
 }

@@ -5,11 +5,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AssetableType, assetableTypes } from '../../shared/api/me';
 import type { PlatformContext } from '../context';
-import { findAssetRow, findAssetWithOwner } from '../assets/asset-records';
 import { findEntity } from '../entities/entities';
 import { configFor } from '../env';
 import { type DB, openDatabase, preparedRead } from './database';
 import { seedDemoData } from './demo-seed';
+import { assetById, assetWithOwnerById } from './repositories/assets';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));
 let db: DB;
@@ -75,24 +75,24 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('findAssetWithOwner (one read for GET /v2/core/assets/:id)', () => {
+describe('assetWithOwnerById (one read for GET /v2/core/assets/:id)', () => {
   it.each(assetableTypes)('answers the owner findEntity answers, for a %s', async (type) => {
-    const row = await findAssetWithOwner(ctx(), assetIds.get(type)!);
+    const row = await assetWithOwnerById(db, assetIds.get(type)!);
     const entity = await findEntity(ctx(), type, row!.assetable_id);
     expect(entity).toBeDefined();
     expect(row!.owner_id).toBe(entity!.ownerId);
   });
 
-  it('answers the row and thumbnail findAssetRow answers', async () => {
+  it('answers the row and thumbnail assetById answers', async () => {
     const id = assetIds.get('Product')!;
-    const { owner_id: _owner, ...row } = (await findAssetWithOwner(ctx(), id))!;
-    expect(row).toEqual(await findAssetRow(ctx(), id));
+    const { owner_id: _owner, ...row } = (await assetWithOwnerById(db, id))!;
+    expect(row).toEqual(await assetById(db, id));
     expect(row.thumbnail_id).toBe(assetIds.get('thumbnail'));
   });
 
   it('answers no owner for a missing entity, and nothing for a missing asset', async () => {
-    expect((await findAssetWithOwner(ctx(), assetIds.get('orphan')!))!.owner_id).toBeNull();
-    expect(await findAssetWithOwner(ctx(), 123_456_789)).toBeUndefined();
+    expect((await assetWithOwnerById(db, assetIds.get('orphan')!))!.owner_id).toBeNull();
+    expect(await assetWithOwnerById(db, 123_456_789)).toBeUndefined();
   });
 });
 

@@ -1,10 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PlatformConfig } from '../env';
+import { openAccreditation } from '../entities/accreditations';
 import { createClient } from '../oauth/clients';
 import { createUser } from '../users/users';
 import { sql } from 'kysely';
 import { type DB, dialectOf } from './database';
+import {
+  insertIndicationOfInterest,
+  insertInvestment,
+  insertProduct,
+  insertTeamMember,
+} from './repositories/entities';
 
 export const webClientId = 'asset-manager';
 
@@ -44,39 +51,19 @@ async function seed(db: DB, config: PlatformConfig, now: number) {
   const productNames = ['Solar Farm Fund I', 'Harbor Street Lofts'];
   const productIds: number[] = [];
   for (const [i, name] of productNames.entries()) {
-    const { id } = await db
-      .insertInto('products')
-      .values({ owner_id: issuer.id, name, created_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    productIds.push(id);
-    await db
-      .insertInto('investments')
-      .values({ product_id: id, owner_id: issuer.id, name: `${name} — Series A`, created_at: now })
-      .execute();
-    await db
-      .insertInto('team_members')
-      .values({ product_id: id, name: ['Grace Founder', 'Omar Partner'][i]!, created_at: now })
-      .execute();
+    const productId = await insertProduct(db, { ownerId: issuer.id, name, createdAt: now });
+    productIds.push(productId);
+    const series = { productId, ownerId: issuer.id, name: `${name} — Series A`, createdAt: now };
+    await insertInvestment(db, series);
+    await insertTeamMember(db, { productId, name: ['Grace Founder', 'Omar Partner'][i]!, createdAt: now });
   }
-  await db
-    .insertInto('accreditations')
-    .values({
-      owner_id: investor.id,
-      name: 'Accreditation of Ivy Investor',
-      status: 'pending',
-      created_at: now,
-    })
-    .execute();
-  await db
-    .insertInto('indications_of_interest')
-    .values({
-      owner_id: investor.id,
-      product_id: productIds[0]!,
-      name: `Interest in ${productNames[0]}`,
-      created_at: now,
-    })
-    .execute();
+  await openAccreditation(db, investor, now);
+  await insertIndicationOfInterest(db, {
+    ownerId: investor.id,
+    productId: productIds[0]!,
+    name: `Interest in ${productNames[0]}`,
+    createdAt: now,
+  });
 
   const redirectUri = `${config.webPublicUrl}/auth/callback`;
   const client = await createClient(

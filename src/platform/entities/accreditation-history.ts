@@ -1,21 +1,18 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable } from 'kysely';
 import type { HistoryEntry } from '../../shared/api/accreditations';
 import type { HistoryAction } from '../../shared/api/review';
-import type { AccreditationHistoryTable, AssetRow, Database } from '../db/schema';
+import type { DB } from '../db/database';
+import { historyPageRows } from '../db/repositories/entities';
+import type { AccreditationHistoryTable, AssetRow } from '../db/schema';
 import { pageOf, type Page } from '../paging';
 
 /**
- * The append-only history of each accreditation: this module only ever inserts and reads (and the
- * database refuses UPDATE and DELETE on the table, migration 0003). Writers call `appendHistory`
- * inside the transaction of the change they record, so a change and its entry commit together.
+ * The append-only history of each accreditation: entries are only ever inserted and read (and the
+ * database refuses UPDATE and DELETE on the table, migration 0003). Writers append them
+ * (`appendHistory` of the entities repository) inside the transaction of the change they record,
+ * so a change and its entry commit together.
  */
-export async function appendHistory(
-  db: Kysely<Database>,
-  entries: Insertable<AccreditationHistoryTable>[],
-): Promise<void> {
-  if (entries.length > 0) await db.insertInto('accreditation_history').values(entries).execute();
-}
 
 const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
 
@@ -68,32 +65,11 @@ export function fileHistoryEntries(
  * time, and ids keep their order). `asset_id` is given only while that file still exists.
  */
 export async function historyPage(
-  db: Kysely<Database>,
+  db: DB,
   accreditationId: number,
   page: { before?: number; limit: number },
 ): Promise<Page<HistoryEntry>> {
-  let query = db
-    .selectFrom('accreditation_history as h')
-    .innerJoin('users', 'users.id', 'h.actor_id')
-    .leftJoin('assets', 'assets.id', 'h.asset_id')
-    .select([
-      'h.id',
-      'h.at',
-      'h.action',
-      'h.note',
-      'h.file_name',
-      'h.file_previous_name',
-      'h.file_type',
-      'assets.id as existing_asset_id',
-      'users.id as actor_id',
-      'users.name as actor_name',
-      'users.role as actor_role',
-    ])
-    .where('h.accreditation_id', '=', accreditationId)
-    .orderBy('h.id', 'desc')
-    .limit(page.limit + 1);
-  if (page.before !== undefined) query = query.where('h.id', '<', page.before);
-  const rows = await query.execute();
+  const rows = await historyPageRows(db, accreditationId, page);
   const { items, nextCursor } = pageOf(rows, page.limit, historyList(accreditationId), (row) => [row.id]);
   return {
     nextCursor,

@@ -1,39 +1,27 @@
-import type { Kysely } from 'kysely';
 import type { ApiAccreditation } from '../../shared/api/accreditations';
 import { entityPath } from '../../shared/api/entities';
 import type { AccreditationListStatus } from '../../shared/api/review';
-import type { AssetRow, Database } from '../db/schema';
+import type { DB } from '../db/database';
+import {
+  type AccreditationViewRow,
+  accreditationPageRows,
+  accreditationReviewState,
+  accreditationViewRow,
+  appendHistory,
+  insertAccreditation,
+  recordDecision,
+  reopenIfRejected,
+} from '../db/repositories/entities';
+import type { AssetRow } from '../db/schema';
 import { pageOf, type Page } from '../paging';
 import { checkIfMatch } from '../preconditions';
-import { appendHistory, fileHistoryEntries } from './accreditation-history';
+import { fileHistoryEntries } from './accreditation-history';
 
 /** The review state an accreditation's ETag names: a decision or a reopening bumps its version. */
 export const accreditationEtag = (row: { id: number; version: number }) =>
   `"accreditation.${row.id}.${row.version}"`;
 
-function viewQuery(db: Kysely<Database>) {
-  return db
-    .selectFrom('accreditations')
-    .innerJoin('users as owner', 'owner.id', 'accreditations.owner_id')
-    .leftJoin('users as reviewer', 'reviewer.id', 'accreditations.reviewed_by')
-    .select([
-      'accreditations.id',
-      'accreditations.name',
-      'accreditations.status',
-      'accreditations.review_note',
-      'accreditations.reviewed_at',
-      'accreditations.version',
-      'owner.id as owner_id',
-      'owner.name as owner_name',
-      'owner.email as owner_email',
-      'reviewer.id as reviewer_id',
-      'reviewer.name as reviewer_name',
-    ]);
-}
-
-type ViewRow = Awaited<ReturnType<ReturnType<typeof viewQuery>['executeTakeFirstOrThrow']>>;
-
-function toApiAccreditation(row: ViewRow): ApiAccreditation {
+function toApiAccreditation(row: AccreditationViewRow): ApiAccreditation {
   const path = entityPath('Accreditation', row.id);
   return {
     id: row.id,
@@ -49,24 +37,18 @@ function toApiAccreditation(row: ViewRow): ApiAccreditation {
 }
 
 /** An accreditation with its review state, owner and reviewer; it must exist. */
-export async function accreditationView(db: Kysely<Database>, id: number): Promise<ApiAccreditation> {
-  return toApiAccreditation(
-    await viewQuery(db).where('accreditations.id', '=', id).executeTakeFirstOrThrow(),
-  );
+export async function accreditationView(db: DB, id: number): Promise<ApiAccreditation> {
+  return toApiAccreditation(await accreditationViewRow(db, id));
 }
 
 /** A new investor's accreditation, waiting for their documents and an admin's decision. */
 export async function openAccreditation(
-  db: Kysely<Database>,
+  db: DB,
   owner: { id: number; name: string },
   now = Date.now(),
 ): Promise<{ id: number; name: string }> {
   const name = `Accreditation of ${owner.name}`;
-  const { id } = await db
-    .insertInto('accreditations')
-    .values({ owner_id: owner.id, name, status: 'pending', created_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const id = await insertAccreditation(db, { ownerId: owner.id, name, createdAt: now });
   return { id, name };
 }
 
@@ -79,30 +61,12 @@ export const accreditationList = (status: AccreditationListStatus) => `accredita
  * but is never shown twice.
  */
 export async function accreditationPage(
-  db: Kysely<Database>,
+  db: DB,
   status: AccreditationListStatus,
   page: { after?: number[]; limit: number },
 ): Promise<Page<ApiAccreditation>> {
-  let query = viewQuery(db).limit(page.limit + 1);
-  if (status === 'pending') {
-    query = query.where('accreditations.status', '=', 'pending').orderBy('accreditations.id');
-    if (page.after) query = query.where('accreditations.id', '>', page.after[0]!);
-  } else {
-    query = query
-      .where('accreditations.status', 'in', status === 'decided' ? ['approved', 'rejected'] : [status])
-      .orderBy('accreditations.reviewed_at', 'desc')
-      .orderBy('accreditations.id', 'desc');
-    if (page.after) {
-      const [at, id] = page.after as [number, number];
-      query = query.where((eb) =>
-        eb.or([
-          eb('accreditations.reviewed_at', '<', at),
-          eb.and([eb('accreditations.reviewed_at', '=', at), eb('accreditations.id', '<', id)]),
-        ]),
-      );
-    }
-  }
-  const { items, nextCursor } = pageOf(await query.execute(), page.limit, accreditationList(status), (row) =>
+  const rows = await accreditationPageRows(db, status, page);
+  const { items, nextCursor } = pageOf(rows, page.limit, accreditationList(status), (row) =>
     status === 'pending' ? [row.id] : [row.reviewed_at!, row.id],
   );
   return { items: items.map(toApiAccreditation), nextCursor };
@@ -119,7 +83,7 @@ export const accreditationCursorLength = (status: AccreditationListStatus) => (s
  * page that has gone stale (someone decided meanwhile, or the owner answered a rejection) a 412.
  */
 export async function decide(
-  db: Kysely<Database>,
+  db: DB,
   id: number,
   decision: { status: 'approved' | 'rejected'; note: string | null },
   reviewerId: number,
@@ -127,28 +91,14 @@ export async function decide(
   ifMatch: string | undefined,
 ): Promise<ApiAccreditation> {
   return db.transaction().execute(async (trx) => {
-    const current = await trx
-      .selectFrom('accreditations')
-      .select(['id', 'status', 'review_note', 'version'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+    const current = await accreditationReviewState(trx, id);
     checkIfMatch(
       ifMatch,
       accreditationEtag(current),
       'This accreditation changed since you read it (decided by someone else, or the investor uploaded a file); reload it and decide again.',
     );
     if (current.status !== decision.status || current.review_note !== decision.note) {
-      await trx
-        .updateTable('accreditations')
-        .set({
-          status: decision.status,
-          review_note: decision.note,
-          reviewed_by: reviewerId,
-          reviewed_at: at,
-          version: current.version + 1,
-        })
-        .where('id', '=', id)
-        .execute();
+      await recordDecision(trx, id, { ...decision, reviewerId, at, version: current.version + 1 });
       await appendHistory(trx, [
         { accreditation_id: id, at, actor_id: reviewerId, action: decision.status, note: decision.note },
       ]);
@@ -165,26 +115,14 @@ export async function decide(
  * approved one stays approved (its upload is in the history for admins to see).
  */
 export async function recordAccreditationFileChange(
-  trx: Kysely<Database>,
+  trx: DB,
   change: { before?: AssetRow; after?: AssetRow; actorId: number; at: number },
 ): Promise<void> {
   const file = change.after ?? change.before!;
   if (file.assetable_type !== 'Accreditation' || file.thumbnail_of !== null) return;
   await appendHistory(trx, fileHistoryEntries(change.before, change.after, change.actorId, change.at));
   if (change.before) return;
-  const reopened = await trx
-    .updateTable('accreditations')
-    .set((eb) => ({
-      status: 'pending',
-      review_note: null,
-      reviewed_by: null,
-      reviewed_at: null,
-      version: eb('version', '+', 1),
-    }))
-    .where('id', '=', file.assetable_id)
-    .where('status', '=', 'rejected')
-    .executeTakeFirst();
-  if (reopened.numUpdatedRows > 0n) {
+  if (await reopenIfRejected(trx, file.assetable_id)) {
     await appendHistory(trx, [
       { accreditation_id: file.assetable_id, at: change.at, actor_id: change.actorId, action: 'reopened' },
     ]);

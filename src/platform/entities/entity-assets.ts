@@ -1,6 +1,7 @@
 import { entityPath } from '../../shared/api/entities';
-import { entityAssetPage, type ApiAsset, toApiAsset } from '../assets/asset-records';
+import { type ApiAsset, toApiAsset } from '../assets/asset-records';
 import type { PlatformContext } from '../context';
+import { entityAssetPage } from '../db/repositories/assets';
 import type { Caller } from '../oauth/bearer';
 import { decodeCursor, pageOf, type Page } from '../paging';
 import { canSeeAsset, type Entity, type EntityAccess } from './entities';
@@ -28,7 +29,7 @@ export async function visibleAssetPage(
 ): Promise<Page<ApiAsset>> {
   const list = assetListPath(entity, page.fileType);
   const before = decodeCursor(page.cursor, list, 1)?.[0];
-  const rows = await entityAssetPage(ctx, entity, {
+  const rows = await entityAssetPage(ctx.db, entity, {
     before,
     limit: page.limit,
     fileType: page.fileType,

@@ -11,12 +11,13 @@ import { productListSchema, productPartSchema, productSchema } from '../../share
 import { fileTypeNames, fileTypes } from '../../shared/assets/file-types';
 import { idParams } from '../assets/asset-routes';
 import type { PlatformContext } from '../context';
+import { productOf, productParts } from '../db/repositories/entities';
 import { notFound } from '../errors';
 import { decodeCursor, pageQuery, pageQueryOf } from '../paging';
 import { accreditationView } from './accreditations';
 import { type Entity, entityAccess, findEntity } from './entities';
 import { assetListPath, visibleAssetPage } from './entity-assets';
-import { productList, productOf, productParts, readableProducts } from './products';
+import { productList, readableProducts } from './products';
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 

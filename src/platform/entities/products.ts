@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema';
+import type { DB } from '../db/database';
+import { productLogos } from '../db/repositories/assets';
+import { productPage } from '../db/repositories/entities';
 import type { Caller } from '../oauth/bearer';
 import { pageOf, type Page } from '../paging';
 import { canSeeAsset, entityAccess } from './entities';
@@ -13,35 +14,18 @@ export const productList = 'products';
  * see (a single-file slot's newest file is the one in use), or null.
  */
 export async function readableProducts(
-  db: Kysely<Database>,
+  db: DB,
   caller: Caller,
   page: { before?: number; limit: number },
 ): Promise<Page<{ id: number; name: string; logo_asset_id: number | null }>> {
-  let query = db
-    .selectFrom('products')
-    .select(['id', 'name', 'owner_id'])
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1);
-  if (caller.scope === 'basic') query = query.where('owner_id', '=', caller.userId);
-  if (page.before !== undefined) query = query.where('id', '<', page.before);
-  const { items, nextCursor } = pageOf(await query.execute(), page.limit, productList, (row) => [row.id]);
+  const ownerId = caller.scope === 'basic' ? caller.userId : undefined;
+  const rows = await productPage(db, { ownerId, ...page });
+  const { items, nextCursor } = pageOf(rows, page.limit, productList, (row) => [row.id]);
 
-  const logos =
-    items.length === 0
-      ? []
-      : await db
-          .selectFrom('assets')
-          .select(['id', 'assetable_id', 'private'])
-          .where('assetable_type', '=', 'Product')
-          .where(
-            'assetable_id',
-            'in',
-            items.map((p) => p.id),
-          )
-          .where('file_type', '=', 'logo')
-          .where('thumbnail_of', 'is', null)
-          .orderBy('id', 'desc')
-          .execute();
+  const logos = await productLogos(
+    db,
+    items.map((p) => p.id),
+  );
   return {
     nextCursor,
     items: items.map((product) => {
@@ -51,33 +35,4 @@ export async function readableProducts(
       return { id: product.id, name: product.name, logo_asset_id: logo?.id ?? null };
     }),
   };
-}
-
-/** A product's investments (with their owners, to check access) and team members, by id. */
-export async function productParts(db: Kysely<Database>, productId: number) {
-  const [investments, teamMembers] = await Promise.all([
-    db
-      .selectFrom('investments')
-      .select(['id', 'name', 'owner_id'])
-      .where('product_id', '=', productId)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('team_members')
-      .select(['id', 'name'])
-      .where('product_id', '=', productId)
-      .orderBy('id')
-      .execute(),
-  ]);
-  return { investments, teamMembers };
-}
-
-/** The product an investment or team member belongs to. */
-export async function productOf(db: Kysely<Database>, part: 'investments' | 'team_members', id: number) {
-  return db
-    .selectFrom(part)
-    .innerJoin('products', 'products.id', `${part}.product_id`)
-    .select(['products.id', 'products.name'])
-    .where(`${part}.id`, '=', id)
-    .executeTakeFirstOrThrow();
 }

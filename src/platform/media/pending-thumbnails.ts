@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlatformContext } from '../context';
 import {
-  completeThumbnailRow,
+  completeThumbnail,
   countRenderAttempt,
   dropPendingThumbnail,
   pendingThumbnailIds,
   pendingThumbnailJob,
-} from '../assets/thumbnail-records';
+} from '../db/repositories/assets';
 import { PdfThumbnailError } from './pdf-thumbnail-pool';
 import { blobPdfSource } from './pdf-thumbnails';
 
@@ -91,7 +91,7 @@ export function createPendingThumbnails(
 
   /** No thumbnail for this PDF: the row goes, and the log says why (never the file's contents). */
   async function giveUp(id: number, parentId: number, size: number, reason: string, errorName?: string) {
-    if (await dropPendingThumbnail(ctx, id)) {
+    if (await dropPendingThumbnail(ctx.db, id)) {
       const level = reason === 'disabled' ? 'debug' : 'warn';
       log[level]({ reason, errorName, size, assetId: parentId }, 'PDF uploaded without a thumbnail');
     } else {
@@ -100,7 +100,7 @@ export function createPendingThumbnails(
   }
 
   async function makeOne(id: number) {
-    const job = await pendingThumbnailJob(ctx, id);
+    const job = await pendingThumbnailJob(ctx.db, id);
     // Made already, or its parent was deleted (the row with it).
     if (!job) return;
     await hook('beforeRender', id);
@@ -116,7 +116,7 @@ export function createPendingThumbnails(
     let tooManyAttempts = false;
     let counted: Promise<void> | undefined;
     const countAttempt = async () => {
-      const attempts = await countRenderAttempt(ctx, id);
+      const attempts = await countRenderAttempt(ctx.db, id);
       if (attempts === undefined) throw new Error('the thumbnail is gone');
       if (attempts > maxAttempts) {
         tooManyAttempts = true;
@@ -158,12 +158,8 @@ export function createPendingThumbnails(
       await staged?.discard();
       return giveUp(id, job.parent_id, job.parent_size, 'storage_failed', (error as Error).name);
     }
-    const completed = await completeThumbnailRow(ctx, id, {
-      size: staged.size,
-      sha256: staged.sha256,
-      width: rendered.width,
-      height: rendered.height,
-    });
+    const made = { size: staged.size, sha256: staged.sha256, width: rendered.width, height: rendered.height };
+    const completed = await completeThumbnail(ctx.db, id, made, ctx.clock());
     if (!completed) {
       // The parent was deleted while its thumbnail was drawn: no file may stay behind without a row.
       await deps.blobs.delete(job.blob_key);
@@ -206,7 +202,7 @@ export function createPendingThumbnails(
   }
 
   async function takeUpPending() {
-    const pending = await pendingThumbnailIds(ctx);
+    const pending = await pendingThumbnailIds(ctx.db);
     const elsewhere = await deps.runningClaims.running(pending.map(thumbnailClaim));
     const ids = pending.filter((id) => !elsewhere.has(thumbnailClaim(id)) && !claims.has(id));
     for (const id of ids) make(id);

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import pLimit from 'p-limit';
 import { cropOf } from '../../shared/assets/crop';
 import type { DB } from '../db/database';
+import { assetByBlobKey } from '../db/repositories/assets';
 import type { AssetRow } from '../db/schema';
 import { ApiError, notFound } from '../errors';
 import type { BlobStore, PresignedHeaders } from '../storage/blob-store';
@@ -189,11 +190,7 @@ export function createRenditions(
     async sweep(db) {
       let removed = await cache.removeLeftovers();
       for await (const { blobKey, names } of cache.originals()) {
-        const row = await db
-          .selectFrom('assets')
-          .select(['meta', 'content_type'])
-          .where('blob_key', '=', blobKey)
-          .executeTakeFirst();
+        const row = await assetByBlobKey(db, blobKey);
         if (!row || !isRenderable(row.content_type)) {
           await cache.removeAll(blobKey);
           removed++;

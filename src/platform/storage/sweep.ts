@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlatformContext } from '../context';
+import { assetByBlobKey } from '../db/repositories/assets';
 
 export interface SweepOptions {
   /**
@@ -40,8 +41,7 @@ export async function sweepStorage(
   const leftovers = await ctx.blobs.removeTemporaryLeftovers(age);
   let orphans = 0;
   for await (const key of ctx.blobs.keys(age)) {
-    const row = await ctx.db.selectFrom('assets').select('id').where('blob_key', '=', key).executeTakeFirst();
-    if (!row) {
+    if (!(await assetByBlobKey(ctx.db, key))) {
       await ctx.blobs.delete(key);
       orphans++;
     }
