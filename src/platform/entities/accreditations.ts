@@ -5,7 +5,7 @@ import type { DB } from '../db/database';
 import {
   type AccreditationViewRow,
   accreditationPageRows,
-  accreditationReviewState,
+  lockedAccreditationReviewState,
   accreditationViewRow,
   appendHistory,
   insertAccreditation,
@@ -91,7 +91,7 @@ export async function decide(
   ifMatch: string | undefined,
 ): Promise<ApiAccreditation> {
   return db.transaction().execute(async (trx) => {
-    const current = await accreditationReviewState(trx, id);
+    const current = await lockedAccreditationReviewState(trx, id);
     checkIfMatch(
       ifMatch,
       accreditationEtag(current),

@@ -319,6 +319,23 @@ describe('deciding again', () => {
       (await decide(id, { status: 'approved' }, admin, { 'if-match': (await read(id, admin)).etag })).status,
     ).toBe(200);
   });
+
+  it('takes two decisions sent at once on the same page one after the other: the second meets 412', async () => {
+    const id = await newAccreditation();
+    const seen = await read(id, admin);
+    const answers = await Promise.all([
+      decide(id, { status: 'approved' }, admin, { 'if-match': seen.etag }),
+      decide(id, { status: 'rejected', note: 'Unreadable.' }, secondAdmin, { 'if-match': seen.etag }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+    const decided = answers.find((a) => a.status === 200)!;
+    const { accreditation } = (await decided.json()) as { accreditation: { status: string } };
+    expect((await read(id)).status).toBe(accreditation.status);
+    // One decision, once in the history.
+    const decisions = (await history(id)).filter((e) => e.action === 'approved' || e.action === 'rejected');
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]!.action).toBe(accreditation.status);
+  });
 });
 
 describe("an accreditation's history", () => {

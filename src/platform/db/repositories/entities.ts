@@ -282,8 +282,18 @@ export async function insertAccreditation(
   return id;
 }
 
-/** An accreditation's review state as a decision sees it; it must exist. */
-export function accreditationReviewState(db: DB, id: number) {
+/**
+ * An accreditation's review state as a decision sees it (it must exist), locked until the decision's
+ * transaction ends: two decisions sent at once are taken one after the other, so that the second
+ * meets the first one's version (412 to its If-Match) instead of both passing the check. A no-op
+ * UPDATE takes the row's lock on PostgreSQL; SQLite has one writer at a time anyway (and no FOR UPDATE).
+ */
+export async function lockedAccreditationReviewState(db: DB, id: number) {
+  await db
+    .updateTable('accreditations')
+    .set((eb) => ({ version: eb.ref('version') }))
+    .where('id', '=', id)
+    .execute();
   return db
     .selectFrom('accreditations')
     .select(['id', 'status', 'review_note', 'version'])
