@@ -89,14 +89,17 @@ function processFamily(find: () => number[]) {
   return { ticks: sample, stop: () => clearInterval(timer) };
 }
 
-/** PostgreSQL backends serving `database`: their title is "postgres: USER DATABASE HOST(PORT) STATE". */
+/**
+ * PostgreSQL backends serving `database`: their title is "postgres: [CLUSTER: ]USER DATABASE
+ * HOST(PORT) STATE" (Debian's servers name their cluster, "15/main: ").
+ */
 function backendsOf(database: string) {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const title = readFileSync(join('/proc', entry, 'cmdline'), 'utf8');
-      if (title.startsWith('postgres: ') && title.split(' ')[2] === database) pids.push(Number(entry));
+      if (/^postgres: (?:\S+: )?\S+ (\S+) /.exec(title)?.[1] === database) pids.push(Number(entry));
     } catch {
       // Ended while listing.
     }

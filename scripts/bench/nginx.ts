@@ -176,8 +176,9 @@ export async function benchNginx(rounds = 5): Promise<BenchRow[]> {
 
     const nginxOne = `http://127.0.0.1:${nginxOnePort}`;
     const nginxTwo = `http://127.0.0.1:${nginxTwoPort}`;
-    for (const base of [nginxOne, nginxTwo, instances[0]!.url])
-      await latencies(`${base}${path}`, { headers, loops, ms: 1000 });
+    // Warm-up: each instance's JIT on this route, then each way in.
+    for (const base of [...instances.map((instance) => instance.url), nginxOne, nginxTwo])
+      await latencies(`${base}${path}`, { headers, loops, ms: 2000 });
     const one: Phase[] = [];
     const two: Phase[] = [];
     const direct: Phase[] = [];

@@ -12,14 +12,23 @@
  *   S8′, S9, S1p, S2p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
+ * With BENCH_BACKEND=postgres, the same run adds the scale-out backends (issue 15), each on a
+ * PostgreSQL database, an s3rver bucket and Redis keys of its own, removed after:
+ *   S1s–S5s S1–S5 on PostgreSQL + S3 + Redis beside SQLite + files: scripts/bench/scaled.ts
+ *           (BENCH_ONLY=backends)
+ *   S10     GET through nginx, two instances ÷ one: scripts/bench/nginx.ts (BENCH_ONLY=nginx)
+ *   S11pg   S11 on PostgreSQL (BENCH_ONLY=paging with BENCH_BACKEND=postgres: S11 and S11pg)
+ *   BENCH_ONLY=scaled runs these three alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuRow, issuerToken, type Load, load, median, printRows, roundRatios, waitFor } from './common';
+import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
+import { benchScaled } from './scaled';
 import { benchThumbnails } from './thumbnails';
 import { type UploadResult, upload, uploadLogo, writeUploadFile } from './upload';
 import { benchWebVitals } from './web-vitals';
@@ -38,8 +47,32 @@ if (process.env.BENCH_ONLY === 'web') {
   printRows(await benchWebVitals());
   process.exit(0);
 }
+if (process.env.BENCH_BACKEND !== undefined && process.env.BENCH_BACKEND !== 'postgres') {
+  console.error('BENCH_BACKEND is postgres (the scale-out backends beside the embedded ones) or unset.');
+  process.exit(1);
+}
+const scaleOut = process.env.BENCH_BACKEND === 'postgres';
+/** The scale-out parts: S1s–S5s, S10, S11pg. */
+async function benchScaleOut() {
+  printRows(await benchScaled());
+  printRows(await benchNginx());
+  printRows(await benchPaging(5, 'scaled'));
+}
+if (process.env.BENCH_ONLY === 'scaled') {
+  await benchScaleOut();
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'backends') {
+  printRows(await benchScaled());
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'nginx') {
+  printRows(await benchNginx());
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY === 'paging') {
   printRows(await benchPaging());
+  if (scaleOut) printRows(await benchPaging(5, 'scaled'));
   process.exit(0);
 }
 
@@ -152,3 +185,4 @@ if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
+if (!process.env.BENCH_ONLY && scaleOut) await benchScaleOut();
