@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Redis } from 'ioredis';
@@ -107,6 +107,10 @@ function backendsOf(database: string) {
   return pids;
 }
 
+/**
+ * Starts the engines; `work` is the calling part's own temporary folder (s3rver keeps the bucket in
+ * it). Ctrl-C meanwhile still drops the database and the keys, and removes `work`.
+ */
 export async function startEngines(work: string, children: ChildProcess[]): Promise<Engines> {
   const id = randomBytes(5).toString('hex');
   const database = `bench_scaled_${id}`;
@@ -115,6 +119,23 @@ export async function startEngines(work: string, children: ChildProcess[]): Prom
   await adminQuery(`create database ${database}`);
   const s3 = startS3rver(join(work, 's3'), children);
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const removeShared = async () => {
+    for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 500 }) as AsyncIterable<string[]>)
+      if (keys.length > 0) await redis.unlink(...keys);
+    redis.disconnect();
+    await adminQuery(`drop database if exists ${database} with (force)`);
+  };
+  // Ctrl-C reaches the bench's programs too (one process group); once they have stopped, nothing
+  // writes to the database or Redis any more.
+  const interrupted = () => {
+    void stopAll(children)
+      .then(removeShared)
+      .finally(() => {
+        rmSync(work, { recursive: true, force: true });
+        process.exit(130);
+      });
+  };
+  process.once('SIGINT', interrupted);
   try {
     const endpoint = `http://127.0.0.1:${await s3.port}`;
     const client = new S3Client({
@@ -150,19 +171,16 @@ export async function startEngines(work: string, children: ChildProcess[]): Prom
         redis: cpuTicks(redisPid),
       }),
       dispose: async () => {
+        process.off('SIGINT', interrupted);
         postgres.stop();
         await stopAll([s3.child]);
-        const pattern = `${prefix}*`;
-        for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<string[]>)
-          if (keys.length > 0) await redis.unlink(...keys);
-        redis.disconnect();
-        await adminQuery(`drop database if exists ${database} with (force)`);
+        await removeShared();
       },
     };
   } catch (error) {
-    s3.child.kill('SIGTERM');
-    redis.disconnect();
-    await adminQuery(`drop database if exists ${database} with (force)`);
+    process.off('SIGINT', interrupted);
+    await stopAll([s3.child]);
+    await removeShared();
     throw error;
   }
 }
