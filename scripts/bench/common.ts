@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingMessage, request } from 'node:http';
 
 /** utime + stime of a process (all its threads: libuv's pool, workers), in clock ticks of 1/100 s. */
 export function cpuTicks(pid: number) {
@@ -66,6 +66,18 @@ export function startNode(children: ChildProcess[], args: string[], env: Record<
   return child;
 }
 
+/** Stops the bench's programs (SIGTERM) and waits until each has exited. */
+export async function stopAll(children: ChildProcess[]) {
+  await Promise.all(
+    children.map((child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return undefined;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      return exited;
+    }),
+  );
+}
+
 /**
  * A platform of the bench's own, in `work/data-PORT`, with the demo data and rate limits out of the
  * way, and an issuer's access token for it.
@@ -92,14 +104,21 @@ export async function startBenchPlatform(
   return { platformUrl, token, pid: child.pid!, dataDir };
 }
 
+export interface LoadOptions {
+  headers?: Record<string, string>;
+  /** How long to load, in milliseconds (3 s unless said). */
+  ms?: number;
+  /** Concurrent keep-alive connections, each sending its next request when the last one is answered. */
+  loops: number;
+  /** Sees every answer's head (which instance behind nginx answered it, say). */
+  onResponse?: (res: IncomingMessage) => void;
+}
+
 /**
  * GETs `url` from `loops` concurrent keep-alive loops for `ms`, reading every body in full; answers
  * each request's latency in milliseconds. Any answer but 200 fails the measure.
  */
-export async function latencies(
-  url: string,
-  options: { headers?: Record<string, string>; ms: number; loops: number },
-) {
+export async function latencies(url: string, options: LoadOptions & { ms: number }) {
   const agent = new Agent({ keepAlive: true, maxSockets: options.loops });
   const samples: number[] = [];
   const until = performance.now() + options.ms;
@@ -109,6 +128,7 @@ export async function latencies(
       await new Promise<void>((resolve, reject) =>
         request(url, { agent, headers: options.headers }, (res) => {
           if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
+          options.onResponse?.(res);
           res.resume();
           res.on('end', () => resolve());
         })
@@ -124,10 +144,7 @@ export async function latencies(
 }
 
 /** Requests per second of the same load. */
-export async function throughput(
-  url: string,
-  options: { headers?: Record<string, string>; ms?: number; loops: number },
-) {
+export async function throughput(url: string, options: LoadOptions) {
   const ms = options.ms ?? 3000;
   return (await latencies(url, { ...options, ms })).length / (ms / 1000);
 }
@@ -143,11 +160,7 @@ export interface Load {
  * /proc/PID/stat) divided by the requests it served. On a shared machine the rate moves with
  * whatever else runs; the CPU a request costs barely does, so it is the figure to steer by.
  */
-export async function load(
-  url: string,
-  pid: number,
-  options: { headers?: Record<string, string>; ms?: number; loops: number },
-): Promise<Load> {
+export async function load(url: string, pid: number, options: LoadOptions): Promise<Load> {
   const ms = options.ms ?? 3000;
   const ticks = cpuTicks(pid);
   const requests = (await latencies(url, { ...options, ms })).length;

@@ -12,28 +12,25 @@
  *   S8′, S9, S1p, S2p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
+ * With BENCH_BACKEND=postgres, the same run adds the scale-out backends (issue 15), each on a
+ * PostgreSQL database, an s3rver bucket and Redis keys of its own, removed after:
+ *   S1s–S5s S1–S5 on PostgreSQL + S3 + Redis beside SQLite + files: scripts/bench/scaled.ts
+ *           (BENCH_ONLY=backends)
+ *   S10     GET through nginx, two instances ÷ one: scripts/bench/nginx.ts (BENCH_ONLY=nginx)
+ *   S11pg   S11 on PostgreSQL (BENCH_ONLY=paging with BENCH_BACKEND=postgres: S11 and S11pg)
+ *   BENCH_ONLY=scaled runs these three alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  cpuRow,
-  cpuTicks,
-  issuerToken,
-  type Load,
-  load,
-  median,
-  printRows,
-  roundRatios,
-  rssBytes,
-  waitFor,
-} from './common';
+import { cpuRow, issuerToken, type Load, load, median, printRows, roundRatios, waitFor } from './common';
+import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
+import { benchScaled } from './scaled';
 import { benchThumbnails } from './thumbnails';
+import { type UploadResult, upload, uploadLogo, writeUploadFile } from './upload';
 import { benchWebVitals } from './web-vitals';
 
 // S6–S7 bring their own servers; BENCH_ONLY=renditions runs only them.
@@ -50,8 +47,32 @@ if (process.env.BENCH_ONLY === 'web') {
   printRows(await benchWebVitals());
   process.exit(0);
 }
+if (process.env.BENCH_BACKEND !== undefined && process.env.BENCH_BACKEND !== 'postgres') {
+  console.error('BENCH_BACKEND is postgres (the scale-out backends beside the embedded ones) or unset.');
+  process.exit(1);
+}
+const scaleOut = process.env.BENCH_BACKEND === 'postgres';
+/** The scale-out parts: S1s–S5s, S10, S11pg. */
+async function benchScaleOut() {
+  printRows(await benchScaled());
+  printRows(await benchNginx());
+  printRows(await benchPaging(5, 'scaled'));
+}
+if (process.env.BENCH_ONLY === 'scaled') {
+  await benchScaleOut();
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'backends') {
+  printRows(await benchScaled());
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'nginx') {
+  printRows(await benchNginx());
+  process.exit(0);
+}
 if (process.env.BENCH_ONLY === 'paging') {
   printRows(await benchPaging());
+  if (scaleOut) printRows(await benchPaging(5, 'scaled'));
   process.exit(0);
 }
 
@@ -93,79 +114,20 @@ await Promise.all([
 const token = await issuerToken(platformUrl, dataDir);
 
 // The file: a PDF header, then random bytes (sniffed as PDF, accepted as a financial document).
-const file = join(work, 'upload.pdf');
-if (process.env.BENCH_ONLY !== 'requests') {
-  writeFileSync(file, Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(uploadBytes - 9)]));
-}
-const boundary = 'bench-boundary';
-const fields = { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' };
-const head = Buffer.from(
-  Object.entries(fields)
-    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
-    .join('') +
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
-);
-const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-
-/** One upload; answers seconds, server CPU ticks and peak RSS growth. */
-async function upload(url: string, pid: number, multipart: boolean) {
-  const idle = rssBytes(pid);
-  let peak = idle;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 10);
-  const ticks = cpuTicks(pid);
-  const started = performance.now();
-  const status = await new Promise<number>((resolve, reject) => {
-    const length = multipart ? head.length + statSync(file).size + tail.length : statSync(file).size;
-    const req = request(url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': multipart ? `multipart/form-data; boundary=${boundary}` : 'application/octet-stream',
-        'content-length': String(length),
-      },
-    });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    if (multipart) req.write(head);
-    const body = createReadStream(file);
-    body.pipe(req, { end: false });
-    body.on('end', () => req.end(multipart ? tail : undefined));
-  });
-  const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
-  if (status !== 201) throw new Error(`upload answered ${status}`);
-  return { seconds, ticks: cpuTicks(pid) - ticks, rssGrowth: peak - idle };
-}
+const file = process.env.BENCH_ONLY !== 'requests' ? writeUploadFile(work, uploadBytes) : '';
 
 try {
-  const ours: Awaited<ReturnType<typeof upload>>[] = [];
-  const bare: Awaited<ReturnType<typeof upload>>[] = [];
+  const ours: UploadResult[] = [];
+  const bare: UploadResult[] = [];
   // BENCH_ONLY=requests skips the uploads (S1–S3) when working on request throughput.
   for (let i = 0; i < (process.env.BENCH_ONLY === 'requests' ? 0 : rounds); i++) {
-    bare.push(await upload('http://127.0.0.1:4901/', pipe.pid!, false));
-    ours.push(await upload(`${platformUrl}/v2/core/assets`, platform.pid!, true));
+    bare.push(await upload('http://127.0.0.1:4901/', pipe.pid!, { file, multipart: false }));
+    ours.push(await upload(`${platformUrl}/v2/core/assets`, platform.pid!, { file, token, multipart: true }));
   }
   const mbps = (r: { seconds: number }) => uploadBytes / 1024 / 1024 / r.seconds;
 
   // An asset to read: a small logo.
-  const form = new FormData();
-  for (const [k, v] of Object.entries({ file_type: 'logo', assetable_type: 'Product', assetable_id: '1' }))
-    form.append(k, v);
-  const png = Buffer.from(
-    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f2d4f00000000049454e44ae426082',
-    'hex',
-  );
-  form.append('file', new Blob([png]), 'logo.png');
-  const created = (await (
-    await fetch(`${platformUrl}/v2/core/assets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-      body: form,
-    })
-  ).json()) as { asset: { id: number } };
+  const logoId = await uploadLogo(platformUrl, token);
   const auth = { authorization: `Bearer ${token}` };
 
   const helloForGet: Load[] = [];
@@ -176,14 +138,14 @@ try {
   for (let i = 0; i < rounds; i++) {
     helloForGet.push(await helloLoad());
     gets.push(
-      await load(`${platformUrl}/v2/core/assets/${created.asset.id}`, platform.pid!, {
+      await load(`${platformUrl}/v2/core/assets/${logoId}`, platform.pid!, {
         headers: auth,
         loops: 32,
       }),
     );
     helloForUrl.push(await helloLoad());
     urls.push(
-      await load(`${platformUrl}/v2/core/assets/${created.asset.id}/download_url`, platform.pid!, {
+      await load(`${platformUrl}/v2/core/assets/${logoId}/download_url`, platform.pid!, {
         headers: auth,
         loops: 32,
       }),
@@ -223,3 +185,4 @@ if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
+if (!process.env.BENCH_ONLY && scaleOut) await benchScaleOut();
