@@ -24,7 +24,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   type BenchRow,
   cpuTicks,
@@ -37,6 +37,7 @@ import {
   tickMicros,
   waitFor,
 } from './common';
+import { nginxBinary, nginxConfig } from '../../src/cli/nginx-config';
 import { type Engines, startEngines } from './engines';
 import { uploadLogo } from './upload';
 
@@ -45,38 +46,7 @@ const nginxOnePort = 5640;
 const nginxTwoPort = 5641;
 const loops = 32;
 const phaseMs = 3000;
-
-function nginxConfig(prefix: string) {
-  const upstream = (name: string, ports: readonly number[]) =>
-    `  upstream ${name} {\n    least_conn;\n${ports.map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`).join('\n')}\n    keepalive 32;\n  }`;
-  const server = (port: number, name: string) => `  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://${name};
-      include ${resolve('deploy/nginx/asset-manager-proxy.conf')};
-      # Which instance answered, so that the bench can count each one's requests.
-      add_header X-Bench-Upstream $upstream_addr always;
-    }
-  }`;
-  return `daemon off;
-worker_processes auto;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/error.log warn;
-${process.getuid?.() === 0 ? 'user root;\n' : ''}events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/client-body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-${upstream('one_instance', instancePorts.slice(0, 1))}
-${upstream('two_instances', instancePorts)}
-${server(nginxOnePort, 'one_instance')}
-${server(nginxTwoPort, 'two_instances')}
-}
-`;
-}
+const countedUpstream = 'add_header X-Bench-Upstream $upstream_addr always;';
 
 /** CPU ticks of nginx: its master and its workers (the master's children). */
 function nginxTicks(masterPid: number) {
@@ -125,9 +95,20 @@ export async function benchNginx(rounds = 7): Promise<BenchRow[]> {
 
     const prefix = join(work, 'nginx');
     mkdirSync(prefix);
-    writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix));
+    writeFileSync(
+      join(prefix, 'nginx.conf'),
+      nginxConfig(
+        prefix,
+        // Which instance answered, so that the bench can count each one's requests.
+        [
+          { port: nginxOnePort, instances: instancePorts.slice(0, 1), extra: countedUpstream },
+          { port: nginxTwoPort, instances: instancePorts, extra: countedUpstream },
+        ],
+        'auto',
+      ),
+    );
     const nginx = spawn(
-      '/usr/sbin/nginx',
+      nginxBinary(),
       ['-p', prefix, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'error.log')],
       {
         stdio: 'ignore',

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { nginxBinary, nginxConfig } from './nginx-config';
 import { createSupervisor } from './supervisor';
 import { buildWebAppIfNeeded } from './web-build';
 
@@ -97,41 +98,6 @@ async function bucketEnv(): Promise<NodeJS.ProcessEnv> {
   };
 }
 
-const nginxBinary = () =>
-  process.env.NGINX_PATH ?? ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find(existsSync) ?? 'nginx';
-
-/** nginx's whole configuration: deploy/nginx's proxy settings around this cluster's instances. */
-function nginxConfig(ports: number[]): string {
-  const prefix = join(clusterDir, 'nginx');
-  return `# Written by npm run cluster at each start; the settings that matter are in deploy/nginx.
-daemon off;
-worker_processes 1;
-pid ${prefix}/nginx.pid;
-error_log ${prefix}/error.log warn;
-${process.getuid?.() === 0 ? 'user root;\n' : ''}events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${prefix}/client-body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  upstream asset_platform {
-    least_conn;
-${ports.map((port) => `    server 127.0.0.1:${port} max_fails=1 fail_timeout=5s;`).join('\n')}
-    keepalive 32;
-  }
-  server {
-    listen 127.0.0.1:${nginxPort};
-    location / {
-      proxy_pass http://asset_platform;
-      include ${resolve('deploy/nginx/asset-manager-proxy.conf')};
-    }
-  }
-}
-`;
-}
-
 async function main() {
   mkdirSync(join(clusterDir, 'nginx'), { recursive: true });
   if (withWeb) buildWebAppIfNeeded();
@@ -168,7 +134,12 @@ async function main() {
   );
 
   const nginxConf = join(clusterDir, 'nginx', 'nginx.conf');
-  writeFileSync(nginxConf, nginxConfig(started.map(({ url }) => Number(new URL(url).port))));
+  writeFileSync(
+    nginxConf,
+    nginxConfig(join(clusterDir, 'nginx'), [
+      { port: nginxPort, instances: started.map(({ url }) => Number(new URL(url).port)) },
+    ]),
+  );
   const nginx = programs.start({
     name: 'nginx',
     command: nginxBinary(),

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** nginx: NGINX_PATH, else Debian's place (not on a non-root PATH), else whatever PATH finds. */
+export const nginxBinary = () =>
+  process.env.NGINX_PATH ?? ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find(existsSync) ?? 'nginx';
+
+export interface NginxSite {
+  /** Where this server listens, on 127.0.0.1. */
+  port: number;
+  /** The platform instances' ports behind it. */
+  instances: readonly number[];
+  /** More directives for its location (after deploy/nginx's proxy settings). */
+  extra?: string;
+}
+
+/**
+ * A whole nginx configuration for a folder of its own (`prefix`: pid, logs, temporary files), run in
+ * the foreground by a program that starts and stops it: deploy/nginx's proxy settings in front of
+ * each site's instances, balanced as deploy/nginx/asset-manager.conf balances them.
+ */
+export function nginxConfig(prefix: string, sites: NginxSite[], workers: number | 'auto' = 1): string {
+  const site = ({ port, instances, extra }: NginxSite, i: number) => `  upstream platform_${i} {
+    least_conn;
+${instances.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n')}
+    keepalive 32;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://platform_${i};
+      include ${resolve('deploy/nginx/asset-manager-proxy.conf')};${extra ? `\n      ${extra}` : ''}
+    }
+  }`;
+  return `# Written at each start; the settings that matter are in deploy/nginx.
+daemon off;
+worker_processes ${workers};
+pid ${join(prefix, 'nginx.pid')};
+error_log ${join(prefix, 'error.log')} warn;
+${process.getuid?.() === 0 ? 'user root;\n' : ''}events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${join(prefix, 'client-body')};
+  proxy_temp_path ${join(prefix, 'proxy')};
+  fastcgi_temp_path ${join(prefix, 'fastcgi')};
+  uwsgi_temp_path ${join(prefix, 'uwsgi')};
+  scgi_temp_path ${join(prefix, 'scgi')};
+${sites.map(site).join('\n')}
+}
+`;
+}
