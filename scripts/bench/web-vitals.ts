@@ -23,28 +23,73 @@ import { type BenchRow, median, printRows, sleep, waitFor } from './common';
 /** web.dev's "good" thresholds. */
 const good = { lcp: 2500, inp: 200, cls: 0.1 };
 
+/** A short description of an element, for saying what the largest paint or a shift was. */
+type Vitals = { lcp: number; cls: number; inp: number; lcpElement: string; shifted: string[] };
+
 /**
- * Collects the page's metrics from the moment it starts: the last largest-contentful-paint, the
- * layout shifts not caused by input, and the longest interaction (INP with a handful of interactions).
+ * Collects the page's metrics from the moment it starts: the last largest-contentful-paint (and what
+ * it was), the layout shifts not caused by input (and what moved), and the longest interaction (INP
+ * with a handful of interactions).
  */
 const observeVitals = () => {
-  const vitals = { lcp: 0, cls: 0, inp: 0 };
-  (window as unknown as { __vitals: typeof vitals }).__vitals = vitals;
+  // A method, not a function in a variable: tsx would wrap that in a helper the page does not have.
+  const say = {
+    describe(node: Node | null | undefined) {
+      if (!node || !(node instanceof Element)) return '?';
+      const text = (node.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+      const kind = node.className ? `.${String(node.className).split(' ')[0]}` : '';
+      return `${node.tagName.toLowerCase()}${kind} "${text}"`;
+    },
+  };
+  const vitals: Vitals = { lcp: 0, cls: 0, inp: 0, lcpElement: '', shifted: [] };
+  (window as unknown as { __vitals: Vitals }).__vitals = vitals;
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) vitals.lcp = entry.startTime;
+    for (const entry of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
+      vitals.lcp = entry.startTime;
+      vitals.lcpElement = say.describe(entry.element);
+    }
   }).observe({ type: 'largest-contentful-paint', buffered: true });
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries() as (PerformanceEntry & {
       value: number;
       hadRecentInput: boolean;
+      sources?: { node?: Node | null }[];
     })[])
-      if (!entry.hadRecentInput) vitals.cls += entry.value;
+      if (!entry.hadRecentInput) {
+        vitals.cls += entry.value;
+        for (const source of entry.sources ?? [])
+          vitals.shifted.push(`${say.describe(source.node)} ${entry.value.toFixed(3)}`);
+      }
   }).observe({ type: 'layout-shift', buffered: true });
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries() as (PerformanceEntry & { interactionId?: number })[])
       if (entry.interactionId) vitals.inp = Math.max(vitals.inp, entry.duration);
   }).observe({ type: 'event', buffered: true, durationThreshold: 16 } as PerformanceObserverInit);
 };
+
+/**
+ * When the requests a signed-in page waits for had their answers (ms from the start of navigation):
+ * the page, the app's code, the session's renewal and the platform's first reads. Where the time went.
+ */
+async function requestTimeline(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
+    const parts = [`html ${nav.responseEnd.toFixed(0)}`, `fcp ${fcp.toFixed(0)}`];
+    for (const entry of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+      const url = new URL(entry.name);
+      const name = url.pathname.startsWith('/assets/index-')
+        ? url.pathname.endsWith('.css')
+          ? 'css'
+          : 'app.js'
+        : url.pathname.startsWith('/oauth/') || url.pathname.startsWith('/v2/core/')
+          ? url.pathname.replace('/v2/core/', '').replace(/\/download_url$/, '/url')
+          : null;
+      if (name) parts.push(`${name} ${entry.startTime.toFixed(0)}–${entry.responseEnd.toFixed(0)}`);
+    }
+    return parts.join(', ');
+  });
+}
 
 async function throttle(page: Page) {
   const cdp = await page.context().newCDPSession(page);
@@ -85,13 +130,12 @@ async function openViewer(page: Page, name: string) {
   return { drawnMs, inp };
 }
 
-async function readVitals(page: Page) {
+async function readVitals(page: Page): Promise<Vitals & { timeline: string }> {
   // LCP is final once the page has been idle a moment; the observers report asynchronously.
   await page.waitForLoadState('networkidle');
   await sleep(500);
-  return page.evaluate(
-    () => (window as unknown as { __vitals: { lcp: number; cls: number; inp: number } }).__vitals,
-  );
+  const vitals = await page.evaluate(() => (window as unknown as { __vitals: Vitals }).__vitals);
+  return { ...vitals, timeline: await requestTimeline(page) };
 }
 
 export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
@@ -102,8 +146,12 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
 
   const work = mkdtempSync(join(tmpdir(), 'bench-web-'));
   const children: ChildProcess[] = [];
-  const platformUrl = 'http://127.0.0.1:4950';
-  const webUrl = 'http://127.0.0.1:4951';
+  // E2E_PORT_OFFSET moves the ports, as it does the end-to-end tests', when others run theirs beside.
+  const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
+  const platformPort = String(4950 + offset);
+  const webPort = String(4951 + offset);
+  const platformUrl = `http://127.0.0.1:${platformPort}`;
+  const webUrl = `http://127.0.0.1:${webPort}`;
   const dataDir = join(work, 'data');
   const start = (entry: string, env: Record<string, string>) =>
     children.push(
@@ -121,13 +169,13 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
     start('src/platform/main.ts', {
       DATA_DIR: dataDir,
       DEMO_SEED: '1',
-      PLATFORM_PORT: '4950',
+      PLATFORM_PORT: platformPort,
       WEB_PUBLIC_URL: webUrl,
       TOKEN_RATE_LIMIT: '100000',
     });
     await waitFor(`${platformUrl}/healthz`);
     start('src/proxy/main.ts', {
-      WEB_PORT: '4951',
+      WEB_PORT: webPort,
       WEB_PUBLIC_URL: webUrl,
       PLATFORM_BASE_URL: platformUrl,
       OAUTH_CLIENT_SECRET_FILE: join(dataDir, 'web-client.json'),
@@ -190,7 +238,7 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
     await setupPage.getByRole('button', { name: 'Open plan.csv' }).waitFor();
     await setup.close();
 
-    const results: Record<'landing' | 'home' | 'entity', { lcp: number; cls: number; inp: number }[]> = {
+    const results: Record<'landing' | 'home' | 'entity', (Vitals & { timeline: string })[]> = {
       landing: [],
       home: [],
       entity: [],
@@ -236,6 +284,11 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       const cls = median(samples.map((s) => s.cls));
       const inp = median(samples.map((s) => s.inp));
       console.log(`  ${page}: LCP ${lcp.toFixed(0)} ms, CLS ${cls.toFixed(3)}, INP ${inp.toFixed(0)} ms`);
+      // The load whose LCP is the median: what its largest paint was, what moved, where the time went.
+      const typical = samples.find((s) => s.lcp === lcp)!;
+      console.log(`    largest paint: ${typical.lcpElement}`);
+      if (typical.shifted.length > 0) console.log(`    shifted: ${typical.shifted.join('; ')}`);
+      console.log(`    timeline (ms): ${typical.timeline}`);
       rows.push({ id: 'W4', measure: `${page}: LCP ÷ 2.5 s`, ratio: lcp / good.lcp, target: '≤ 0.6' });
       rows.push({ id: 'W4', measure: `${page}: CLS ÷ 0.1`, ratio: cls / good.cls, target: '≤ 0.8' });
       if (page === 'entity')
