@@ -114,7 +114,8 @@ test('signed in, / is painted as the home as it loads, and nothing on it moves u
   await page.setViewportSize(phone);
   // Every layout shift the browser counts (CLS), from the page's first moment.
   await page.addInitScript(() => {
-    const shifts = ((window as unknown as { shifts: number[] }).shifts = []);
+    const shifts: number[] = [];
+    (window as unknown as { shifts: number[] }).shifts = shifts;
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries() as (PerformanceEntry & { value: number })[])
         shifts.push(entry.value);

@@ -10,7 +10,7 @@ import {
   uploadedHereQuery,
   useEntityFiles,
 } from '../../features/entities/api/queries';
-import { entityHref, kindOfSlug, kindOfType } from '../../features/entities/entity-kinds';
+import { entityHref, entityOf, kindOfType } from '../../features/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
 import { reviewKeys } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
@@ -26,10 +26,9 @@ import { NotFoundPage } from './not-found-page';
 /** `/products/7`, `/accreditations/3`, …: one entity and its files. */
 export function EntityPage() {
   const params = useParams();
-  const kind = kindOfSlug(params.kind ?? '');
-  const id = Number(params.id);
-  if (!kind || !/^\d+$/.test(params.id ?? '') || !Number.isSafeInteger(id) || id <= 0)
-    return <NotFoundPage />;
+  const found = entityOf(params.kind ?? '', params.id ?? '');
+  if (!found) return <NotFoundPage />;
+  const { kind, id } = found;
   return <Entity key={`${kind.type}:${id}`} entity={{ type: kind.type, id }} label={kind.singular} />;
 }
 
