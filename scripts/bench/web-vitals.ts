@@ -233,9 +233,11 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       mimeType: 'text/csv',
       buffer: Buffer.from('year,revenue\n2025,1000\n'),
     });
-    await setupPage.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
-    await setupPage.getByRole('img', { name: 'Preview of site.jpg' }).waitFor();
-    await setupPage.getByRole('button', { name: 'Open plan.csv' }).waitFor();
+    // The deck's thumbnail is drawn at the lowest priority: on a busy machine that takes a while.
+    const made = { timeout: 120_000 };
+    await setupPage.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor(made);
+    await setupPage.getByRole('img', { name: 'Preview of site.jpg' }).waitFor(made);
+    await setupPage.getByRole('button', { name: 'Open plan.csv' }).waitFor(made);
     await setup.close();
 
     const results: Record<'landing' | 'home' | 'entity', (Vitals & { timeline: string })[]> = {

@@ -16,7 +16,7 @@ async function start() {
   const first = new FirstResponses();
   // A session that cannot be renewed keeps the page and asks the person to sign in again (layout.tsx).
   const http = createPlatformHttp(config, session, () => session.markEnded(), first);
-  startFirstReads(firstPageReads(window.location, config), { session, http, first });
+  await startFirstReads(firstPageReads(window.location, config), { session, http, first });
   const { startApp } = await import('./app/start');
   await startApp({ config, session, http, first });
 }

@@ -113,13 +113,34 @@ describe('the first reads as the page starts', () => {
     );
     const seen = recordRequests();
     const started = app();
-    startFirstReads(['/v2/core/me', '/v2/core/products/7'], started);
+    void startFirstReads(['/v2/core/me', '/v2/core/products/7'], started);
     // The app's own calls, as its first page makes them, take the answers.
     expect((await started.platform.account())?.user.name).toBe('Ivy');
     expect((await started.platform.entityFiles({ type: 'Product', id: 7 })).name).toBe('Solar');
-    expect(asked).toEqual(['/v2/core/me', '/v2/core/products/7']);
+    expect(asked).toEqual(['/v2/core/me /v2/core/products/7']);
     expect(seen).toEqual([`POST ${appUrl}/oauth/token`]);
     expect(started.session.signedIn).toBe(true);
+  });
+
+  it('lets the app load as soon as the renewal has left, without waiting for its answer', async () => {
+    localStorage.setItem('asset-manager.session', '1');
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    let arrived = false;
+    server.use(
+      http.post(tokenUrl, async () => {
+        arrived = true;
+        await held;
+        return HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 });
+      }),
+      http.get(`${platformUrl}/v2/core/me`, () => HttpResponse.json(me)),
+    );
+    const started = app();
+    await startFirstReads(['/v2/core/me'], started);
+    // The request is on its way (the proxy will see it) while its answer is still held.
+    await expect.poll(() => arrived).toBe(true);
+    answer();
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
   });
 
   it('each answer is taken once: a later call asks the platform again', async () => {
@@ -131,7 +152,7 @@ describe('the first reads as the page starts', () => {
       ),
     );
     const started = app();
-    startFirstReads(['/v2/core/me'], started);
+    void startFirstReads(['/v2/core/me'], started);
     expect((await started.platform.account())?.user.name).toBe('Ivy');
     expect((await started.platform.account())?.user.name).toBe('Ivy Renamed');
   });
@@ -147,7 +168,7 @@ describe('the first reads as the page starts', () => {
     );
     const seen = recordRequests();
     const started = app();
-    startFirstReads(['/v2/core/me'], started);
+    void startFirstReads(['/v2/core/me'], started);
     expect((await started.platform.account())?.user.name).toBe('Ivy');
     expect(tokens).toEqual(['Bearer stored']);
     expect(seen).toEqual(['GET /v2/core/me']);
@@ -167,7 +188,7 @@ describe('the first reads as the page starts', () => {
     );
     const seen = recordRequests();
     const started = app();
-    startFirstReads(['/v2/core/me'], started);
+    void startFirstReads(['/v2/core/me'], started);
     expect((await started.platform.account())?.user.name).toBe('Ivy');
     expect(seen).toEqual([`POST ${appUrl}/oauth/token`, 'GET /v2/core/me']);
   });
@@ -186,7 +207,7 @@ describe('the first reads as the page starts', () => {
       ),
     );
     const started = app();
-    startFirstReads(['/v2/core/me'], started);
+    void startFirstReads(['/v2/core/me'], started);
     expect((await started.platform.account())?.user.name).toBe('Ivy');
     expect(started.ended()).toBe(0);
   });
@@ -194,8 +215,8 @@ describe('the first reads as the page starts', () => {
   it('signed out: nothing is asked, and the page is not told its session ended', async () => {
     const seen = recordRequests();
     const started = app();
-    startFirstReads(['/v2/core/me'], started);
-    await expect(started.session.begin([])).resolves.toEqual({ token: null, reads: [] });
+    void startFirstReads(['/v2/core/me'], started);
+    await expect(started.session.begin([]).started).resolves.toEqual({ token: null, reads: [] });
     started.first.drop();
     expect(seen).toEqual([]);
     expect(started.ended()).toBe(0);
@@ -211,7 +232,7 @@ describe('the first reads as the page starts', () => {
       }),
     );
     const started = app();
-    startFirstReads(['/v2/core/me'], started);
+    void startFirstReads(['/v2/core/me'], started);
     await expect.poll(() => reads).toBe(1);
     started.first.drop();
     expect((await started.platform.account())?.user.name).toBe('Ivy 2');

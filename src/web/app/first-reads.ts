@@ -44,15 +44,17 @@ function responseOf(read: ReadAlong): Response {
  * Starts the session (renewing it where this tab holds no usable token) and the first page's reads:
  * along with the renewal where one is needed, else straight to the platform with the token. The answers
  * wait in `first` for the app's own calls to take them; without a session there is nothing to read.
+ * Settles once the requests have left, so that the app's code runs while they travel, not before they
+ * leave: its first run holds the main thread for a while on a slow phone.
  */
-export function startFirstReads(
+export async function startFirstReads(
   reads: string[],
   { session, http, first }: { session: Session; http: PlatformHttp; first: FirstResponses },
-): void {
+): Promise<void> {
   if (reads.length === 0) return;
-  const begun = session.begin(reads);
+  const { asked, started } = session.begin(reads);
   for (const path of reads) {
-    const answer = begun.then(({ token, reads: along }) => {
+    const answer = started.then(({ token, reads: along }) => {
       const read = along.find((r) => r.path === path);
       if (read) return responseOf(read);
       return token === null ? null : http.readWith(path, token);
@@ -63,4 +65,5 @@ export function startFirstReads(
       answer.catch(() => null),
     );
   }
+  await asked;
 }

@@ -196,9 +196,13 @@ export class Session {
     return (await this.#renew([])).user;
   }
 
-  /** `read`: API paths for the proxy to read with the new token and answer along with it. */
-  #renew(read: readonly string[]) {
-    this.#renewing ??= withLock('asset-manager.renew', () => this.#refresh(read)).finally(() => {
+  /**
+   * `read`: API paths for the proxy to read with the new token and answer along with it. `asked` is
+   * told once the renewal's request has left (or none was needed; or another caller's is under way).
+   */
+  #renew(read: readonly string[], asked?: () => void) {
+    if (this.#renewing) asked?.();
+    this.#renewing ??= withLock('asset-manager.renew', () => this.#refresh(read, asked)).finally(() => {
       this.#renewing = null;
     });
     return this.#renewing;
@@ -209,26 +213,43 @@ export class Session {
    * session must be renewed, the proxy reads `read` with the new token and answers them along with it,
    * sparing the page a round trip (or three, with CORS) after the renewal. With a usable token already
    * here, or a renewal under way already, nothing is read along: the caller reads with the token.
+   * `asked` settles as soon as the renewal's request has left (at once when none is needed), so that the
+   * app's code, whose first run holds the main thread a while on a slow phone, can run meanwhile.
    */
-  async begin(read: readonly string[]): Promise<SessionStart> {
-    const user = await this.#manager.getUser();
-    if (user && !user.expired && (user.expires_in ?? Infinity) > 10) {
-      return { token: await this.accessToken(), reads: [] };
-    }
-    const renewed = await this.#renew(read);
-    return { token: renewed.user?.access_token ?? null, reads: renewed.reads };
+  begin(read: readonly string[]): { asked: Promise<void>; started: Promise<SessionStart> } {
+    let told!: () => void;
+    const asked = new Promise<void>((resolve) => (told = resolve));
+    const started = (async (): Promise<SessionStart> => {
+      try {
+        const user = await this.#manager.getUser();
+        if (user && !user.expired && (user.expires_in ?? Infinity) > 10) {
+          return { token: await this.accessToken(), reads: [] };
+        }
+        const renewed = await this.#renew(read, told);
+        return { token: renewed.user?.access_token ?? null, reads: renewed.reads };
+      } finally {
+        told();
+      }
+    })();
+    return { asked, started };
   }
 
-  async #refresh(read: readonly string[]): Promise<{ user: User | null; reads: ReadAlong[] }> {
+  async #refresh(
+    read: readonly string[],
+    asked?: () => void,
+  ): Promise<{ user: User | null; reads: ReadAlong[] }> {
     if (localStorage.getItem(sessionHintKey) === null) return { user: null, reads: [] };
     const form = new URLSearchParams({ grant_type: 'refresh_token', client_id: this.#config.clientId });
-    for (const path of read) form.append('read', path);
-    const response = await fetch(this.#config.tokenEndpoint, {
+    // One field, space-separated like `scope`: the token endpoint takes no parameter twice (RFC 6749 3.1).
+    if (read.length > 0) form.set('read', read.join(' '));
+    const request = fetch(this.#config.tokenEndpoint, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { ...proxyHeaders, 'Content-Type': 'application/x-www-form-urlencoded' },
       body: form,
     });
+    asked?.();
+    const response = await request;
     if (response.status === 400 || response.status === 401) {
       // The refresh token is gone (expired, revoked or never there): the session is over.
       await this.#forget();
