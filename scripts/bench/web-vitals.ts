@@ -13,10 +13,10 @@
  *             of the click that opens it
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, expect, type BrowserContext, type Page } from '@playwright/test';
+import { chromium, expect, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
 import { type BenchRow, median, printRows, sleep, waitFor } from './common';
@@ -108,6 +108,7 @@ async function requestTimeline(page: Page): Promise<string> {
 
 async function throttle(page: Page) {
   const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', {
     offline: false,
@@ -116,6 +117,21 @@ async function throttle(page: Page) {
     uploadThroughput: (750 * 1024) / 8,
   });
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  return cdp;
+}
+
+/**
+ * `BENCH_WEB_PROFILE=<folder>`: the page's load is recorded with V8's profiler and written there as
+ * `<name>.cpuprofile` (open it in Chromium's DevTools, Performance), to see where the time goes.
+ */
+async function profiled(cdp: CDPSession, name: string, load: () => Promise<void>) {
+  const folder = process.env.BENCH_WEB_PROFILE;
+  if (!folder) return load();
+  await cdp.send('Profiler.start');
+  await load();
+  const { profile } = await cdp.send('Profiler.stop');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, `${name}.cpuprofile`), JSON.stringify(profile));
 }
 
 /**
@@ -274,17 +290,21 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       const context = await signedIn();
       const home = await context.newPage();
       await home.addInitScript(observeVitals);
-      await throttle(home);
-      await home.goto(webUrl);
-      await home.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
+      const homeCdp = await throttle(home);
+      await profiled(homeCdp, `home-${i + 1}`, async () => {
+        await home.goto(webUrl);
+        await home.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
+      });
       results.home.push(await readVitals(home));
       await home.close();
 
       const entity = await context.newPage();
       await entity.addInitScript(observeVitals);
-      await throttle(entity);
-      await entity.goto(`${webUrl}/products/1`);
-      await entity.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
+      const entityCdp = await throttle(entity);
+      await profiled(entityCdp, `entity-${i + 1}`, async () => {
+        await entity.goto(`${webUrl}/products/1`);
+        await entity.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
+      });
       await entity.getByRole('button', { name: 'Rename plan.csv' }).click();
       await entity.getByRole('button', { name: 'Cancel' }).click();
       await entity.getByRole('button', { name: 'Rename site.jpg' }).click();
