@@ -122,16 +122,30 @@ async function throttle(page: Page) {
 
 /**
  * `BENCH_WEB_PROFILE=<folder>`: the page's load is recorded with V8's profiler and written there as
- * `<name>.cpuprofile` (open it in Chromium's DevTools, Performance), to see where the time goes.
+ * `<name>.cpuprofile` and as a Chromium trace, `<name>.trace.json` (open either in Chromium's DevTools,
+ * Performance), to see where the time goes.
  */
-async function profiled(cdp: CDPSession, name: string, load: () => Promise<void>) {
+async function profiled(page: Page, cdp: CDPSession, name: string, load: () => Promise<void>) {
   const folder = process.env.BENCH_WEB_PROFILE;
   if (!folder) return load();
+  const browser = page.context().browser()!;
+  await browser.startTracing(page, {
+    categories: [
+      'toplevel',
+      'devtools.timeline',
+      'disabled-by-default-devtools.timeline',
+      'v8',
+      'blink.user_timing',
+      'loading',
+    ],
+  });
   await cdp.send('Profiler.start');
   await load();
   const { profile } = await cdp.send('Profiler.stop');
+  const trace = await browser.stopTracing();
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, `${name}.cpuprofile`), JSON.stringify(profile));
+  writeFileSync(join(folder, `${name}.trace.json`), trace);
 }
 
 /**
@@ -291,7 +305,7 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       const home = await context.newPage();
       await home.addInitScript(observeVitals);
       const homeCdp = await throttle(home);
-      await profiled(homeCdp, `home-${i + 1}`, async () => {
+      await profiled(home, homeCdp, `home-${i + 1}`, async () => {
         await home.goto(webUrl);
         await home.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
       });
@@ -301,7 +315,7 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       const entity = await context.newPage();
       await entity.addInitScript(observeVitals);
       const entityCdp = await throttle(entity);
-      await profiled(entityCdp, `entity-${i + 1}`, async () => {
+      await profiled(entity, entityCdp, `entity-${i + 1}`, async () => {
         await entity.goto(`${webUrl}/products/1`);
         await entity.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
       });

@@ -1,4 +1,4 @@
-import { firstPageReads, startFirstReads } from './app/first-reads';
+import { firstPageReads, loadFirstPageCode, startFirstReads } from './app/first-reads';
 import { loadAppConfig } from './config/app-config';
 import { FirstResponses } from './lib/platform/first-responses';
 import { createPlatformHttp } from './lib/platform/http';
@@ -17,6 +17,7 @@ async function start() {
   // A session that cannot be renewed keeps the page and asks the person to sign in again (layout.tsx).
   const http = createPlatformHttp(config, session, () => session.markEnded(), first);
   await startFirstReads(firstPageReads(window.location, config), { session, http, first });
+  loadFirstPageCode(window.location);
   const { startApp } = await import('./app/start');
   await startApp({ config, session, http, first });
 }

@@ -32,6 +32,15 @@ export function firstPageReads(location: Pick<Location, 'pathname' | 'search'>, 
   return reads;
 }
 
+/**
+ * The first page's own code where it comes in a chunk of its own (an entity page: router.tsx's `lazy`),
+ * asked for at once, so that it loads and runs while the session is renewed rather than once the app
+ * has started and its router asks for it. The router then finds the module ready.
+ */
+export function loadFirstPageCode(location: Pick<Location, 'pathname'>): void {
+  if (entityAt(location.pathname)) void import('./routes/entity-page').catch(() => undefined);
+}
+
 /** The platform's answer to a read the proxy made along with the renewal, as the page would have had it. */
 function responseOf(read: ReadAlong): Response {
   return new Response(read.body, {
