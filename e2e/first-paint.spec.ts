@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page, Request } from '@playwright/test';
 import { expect, signIn, test } from './support/app';
+import { platformUrl, webUrl } from './support/urls';
 
 /**
  * performance.md W4: the first paint waits for nothing. The page the proxy serves paints the app's
@@ -156,6 +157,31 @@ test('signed in, / is painted as the home as it loads, and nothing on it moves u
   expect(await lead.boundingBox()).toEqual(painted);
   const shifts = await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts);
   expect(shifts).toEqual([]);
+});
+
+test('a page opened in a new tab gets its account and its entity with the session, not after it', async ({
+  page,
+}) => {
+  await signIn(page, 'issuer@demo.test');
+  // A new tab holds no access token: its session is renewed through the proxy's cookie.
+  const tab = await page.context().newPage();
+  const sent: { url: URL; method: string; body: string | null }[] = [];
+  tab.on('request', (request) =>
+    sent.push({ url: new URL(request.url()), method: request.method(), body: request.postData() }),
+  );
+  await tab.goto('/products/2');
+  await expect(tab.getByRole('heading', { level: 1, name: /Harbor Street Lofts/ })).toBeVisible();
+  await expect(tab.getByText('issuer@demo.test')).toBeVisible();
+  const beforeShown = [...sent];
+
+  // One renewal, which asked for the page's reads and brought them: the account and the product.
+  const renewals = beforeShown.filter((r) => r.url.href === `${webUrl}/oauth/token`);
+  expect(renewals).toHaveLength(1);
+  expect(new URLSearchParams(renewals[0]!.body ?? '').get('read')).toBe('/v2/core/me /v2/core/products/2');
+  // So the page asked the platform for neither itself before showing them.
+  const reads = beforeShown.filter((r) => r.url.origin === platformUrl && r.method !== 'OPTIONS');
+  expect(reads.map((r) => r.url.pathname)).not.toContain('/v2/core/me');
+  expect(reads.map((r) => r.url.pathname)).not.toContain('/v2/core/products/2');
 });
 
 test('the app starts on the settings in the page: /app-config.json is not a round trip before the first page', async ({
