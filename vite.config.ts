@@ -39,8 +39,43 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * main.tsx loads the app (src/web/app/start.tsx) with `import()` after starting the session, so that
+ * those requests do not wait for the app's code (performance.md W4). The page names the app's chunks
+ * too, so the browser fetches them beside main.tsx's own rather than only once it has run.
+ */
+function preloadApp(): Plugin {
+  const appModule = resolve('src/web/app/start.tsx');
+  return {
+    name: 'preload-app',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler: (_html, { bundle }) => {
+        const chunks = Object.values(bundle ?? {}).filter((output) => output.type === 'chunk');
+        const app = chunks.find((chunk) => chunk.facadeModuleId === appModule);
+        if (!app) throw new Error('The app chunk (src/web/app/start.tsx) is missing from the build.');
+        const entry = chunks.find((chunk) => chunk.isEntry);
+        const files = new Set<string>();
+        const add = (fileName: string) => {
+          if (files.has(fileName) || fileName === entry?.fileName) return;
+          files.add(fileName);
+          for (const imported of chunks.find((chunk) => chunk.fileName === fileName)?.imports ?? [])
+            add(imported);
+        };
+        add(app.fileName);
+        return [...files].map((fileName) => ({
+          tag: 'link',
+          attrs: { rel: 'modulepreload', crossorigin: true, href: `/${fileName}` },
+          injectTo: 'head' as const,
+        }));
+      },
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), precompress(), preloadApp()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

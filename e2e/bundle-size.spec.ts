@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { build } from 'vite';
@@ -13,9 +13,13 @@ const maxFirstPageGzipBytes = 150 * 1024;
 const maxTimesBareReact = 2.3;
 const onDemandOnly = ['react-dropzone', 'react-easy-crop', 'pdfjs-dist'];
 
-/** The packages a built chunk contains, from its source map. */
+/**
+ * The packages a built chunk contains, from its source map. Only the bundler's own runtime (its module
+ * helpers, shared by the chunks) comes without one: it holds no package.
+ */
 function packagesOf(chunkUrl: string): Set<string> {
   const file = `dist${new URL(chunkUrl).pathname}.map`;
+  if (!existsSync(file) && /^rolldown-runtime-[\w-]+\.js$/.test(basename(file, '.map'))) return new Set();
   const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[] };
   return new Set(map.sources.map((s) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(s)?.[1] ?? '(app)'));
 }

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page, Request } from '@playwright/test';
 import { expect, signIn, test } from './support/app';
+import { platformUrl, webUrl } from './support/urls';
 
 /**
  * performance.md W4: the first paint waits for nothing. The page the proxy serves paints the app's
@@ -106,29 +107,81 @@ test('a Sign in pressed before the app has loaded shows it is on its way, and si
   expect(new URL(page.url()).search).toBe('');
 });
 
-test('signed in, / is painted as the header and a loading status, not the landing, until the home appears', async ({
+test('signed in, / is painted as the home as it loads, and nothing on it moves until the home is whole', async ({
   page,
 }) => {
   await signIn(page, 'issuer@demo.test');
-  // On a phone the user menu has a row of its own: the header would grow by it.
+  // On a phone the user menu has rows of its own: the header would grow by them.
   await page.setViewportSize(phone);
+  // Every layout shift the browser counts (CLS), from the page's first moment.
+  await page.addInitScript(() => {
+    const shifts: number[] = [];
+    (window as unknown as { shifts: number[] }).shifts = shifts;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as (PerformanceEntry & { value: number })[])
+        shifts.push(entry.value);
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
   const scripts = holdRequests(page, appScripts);
   await scripts.install();
-  // Who is signed in comes later still: the name's own length is the layout's business, not the shell's.
+  // Who is signed in comes later still: the greeting's room and the menu's rows are kept for it.
   const account = holdRequests(page, '**/v2/core/me');
   await account.install();
   await page.goto('/', { waitUntil: 'commit' });
-  await expect(page.getByRole('status')).toHaveText('Loading…');
+  const lead = page.getByText('Choose what you want to manage files for.');
+  await expect(lead).toBeVisible();
+  await expect(page.getByRole('status')).toHaveText('Loading your files…');
   await expect(page.getByRole('heading', { name: landingHeading })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Sign in' })).toHaveCount(0);
+  // Painted before any script: the header's Offerings link works already.
+  await expect(page.getByRole('link', { name: 'Offerings' })).toHaveAttribute('href', '/offerings');
+  expect(scripts.held.length).toBeGreaterThan(0);
   const header = await page.locator('header').boundingBox();
+  const painted = await lead.boundingBox();
+  const room = await page.locator('.heading-placeholder').boundingBox();
 
   scripts.release();
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
-  // The header kept the user menu's room: it did not grow when the menu arrived.
   expect(await page.locator('header').boundingBox()).toEqual(header);
+  expect(await lead.boundingBox()).toEqual(painted);
+
   account.release();
-  await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
+  const greeting = page.getByRole('heading', { level: 1, name: 'Hello, Isaac Issuer' });
+  await expect(greeting).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Harbor Street Lofts', exact: true })).toBeVisible();
+  await expect(page.getByText('issuer@demo.test')).toBeVisible();
+  // The name came: the header kept its height, the greeting took the room kept for it, the lead stayed.
+  expect(await page.locator('header').boundingBox()).toEqual(header);
+  const heading = await greeting.boundingBox();
+  expect([heading?.y, heading?.height]).toEqual([room?.y, room?.height]);
+  expect(await lead.boundingBox()).toEqual(painted);
+  const shifts = await page.evaluate(() => (window as unknown as { shifts: number[] }).shifts);
+  expect(shifts).toEqual([]);
+});
+
+test('a page opened in a new tab gets its account and its entity with the session, not after it', async ({
+  page,
+}) => {
+  await signIn(page, 'issuer@demo.test');
+  // A new tab holds no access token: its session is renewed through the proxy's cookie.
+  const tab = await page.context().newPage();
+  const sent: { url: URL; method: string; body: string | null }[] = [];
+  tab.on('request', (request) =>
+    sent.push({ url: new URL(request.url()), method: request.method(), body: request.postData() }),
+  );
+  await tab.goto('/products/2');
+  await expect(tab.getByRole('heading', { level: 1, name: /Harbor Street Lofts/ })).toBeVisible();
+  await expect(tab.getByText('issuer@demo.test')).toBeVisible();
+  const beforeShown = [...sent];
+
+  // One renewal, which asked for the page's reads and brought them: the account and the product.
+  const renewals = beforeShown.filter((r) => r.url.href === `${webUrl}/oauth/token`);
+  expect(renewals).toHaveLength(1);
+  expect(new URLSearchParams(renewals[0]!.body ?? '').get('read')).toBe('/v2/core/me /v2/core/products/2');
+  // So the page asked the platform for neither itself before showing them.
+  const reads = beforeShown.filter((r) => r.url.origin === platformUrl && r.method !== 'OPTIONS');
+  expect(reads.map((r) => r.url.pathname)).not.toContain('/v2/core/me');
+  expect(reads.map((r) => r.url.pathname)).not.toContain('/v2/core/products/2');
 });
 
 test('the app starts on the settings in the page: /app-config.json is not a round trip before the first page', async ({

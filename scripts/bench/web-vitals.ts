@@ -6,16 +6,17 @@
  * first, and starts a platform and a proxy of its own. Medians of `rounds` fresh page loads.
  *   landing   the signed-out page
  *   home      the signed-in home (the session is renewed through the proxy's cookie on load)
- *   entity    a product page with an image, a PDF and a CSV; INP from opening and closing a rename
+ *   entity    a product page with an image, a PDF and a CSV; INP from opening and closing a rename,
+ *             and from committing one (Enter: the list shows the new name at once) and back
  *   viewer    on that page, opening the 12-page deck in the viewer: the time from the click until pdf.js
  *             has drawn page 1 (as LCP stops at the first input, this stands in for it) and the INP
  *             of the click that opens it
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Page } from '@playwright/test';
+import { chromium, expect, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
 import { type BenchRow, median, printRows, sleep, waitFor } from './common';
@@ -23,31 +24,91 @@ import { type BenchRow, median, printRows, sleep, waitFor } from './common';
 /** web.dev's "good" thresholds. */
 const good = { lcp: 2500, inp: 200, cls: 0.1 };
 
+/** A short description of an element, for saying what the largest paint or a shift was. */
+type Vitals = {
+  lcp: number;
+  cls: number;
+  inp: number;
+  lcpElement: string;
+  shifted: string[];
+  /** Each interaction's longest event: its type and duration (ms). */
+  interactions: string[];
+};
+
 /**
- * Collects the page's metrics from the moment it starts: the last largest-contentful-paint, the
- * layout shifts not caused by input, and the longest interaction (INP with a handful of interactions).
+ * Collects the page's metrics from the moment it starts: the last largest-contentful-paint (and what
+ * it was), the layout shifts not caused by input (and what moved), and the longest interaction (INP
+ * with a handful of interactions).
  */
 const observeVitals = () => {
-  const vitals = { lcp: 0, cls: 0, inp: 0 };
-  (window as unknown as { __vitals: typeof vitals }).__vitals = vitals;
+  // A method, not a function in a variable: tsx would wrap that in a helper the page does not have.
+  const say = {
+    describe(node: Node | null | undefined) {
+      if (!node || !(node instanceof Element)) return '?';
+      const text = (node.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+      const kind = node.className ? `.${String(node.className).split(' ')[0]}` : '';
+      return `${node.tagName.toLowerCase()}${kind} "${text}"`;
+    },
+  };
+  const vitals: Vitals = { lcp: 0, cls: 0, inp: 0, lcpElement: '', shifted: [], interactions: [] };
+  const longest = new Map<number, { name: string; duration: number }>();
+  (window as unknown as { __vitals: Vitals }).__vitals = vitals;
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) vitals.lcp = entry.startTime;
+    for (const entry of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
+      vitals.lcp = entry.startTime;
+      vitals.lcpElement = say.describe(entry.element);
+    }
   }).observe({ type: 'largest-contentful-paint', buffered: true });
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries() as (PerformanceEntry & {
       value: number;
       hadRecentInput: boolean;
+      sources?: { node?: Node | null }[];
     })[])
-      if (!entry.hadRecentInput) vitals.cls += entry.value;
+      if (!entry.hadRecentInput) {
+        vitals.cls += entry.value;
+        for (const source of entry.sources ?? [])
+          vitals.shifted.push(`${say.describe(source.node)} ${entry.value.toFixed(3)}`);
+      }
   }).observe({ type: 'layout-shift', buffered: true });
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & { interactionId?: number })[])
-      if (entry.interactionId) vitals.inp = Math.max(vitals.inp, entry.duration);
+    for (const entry of list.getEntries() as (PerformanceEntry & { interactionId?: number })[]) {
+      if (!entry.interactionId) continue;
+      vitals.inp = Math.max(vitals.inp, entry.duration);
+      if (entry.duration > (longest.get(entry.interactionId)?.duration ?? -1))
+        longest.set(entry.interactionId, { name: entry.name, duration: entry.duration });
+      vitals.interactions = [...longest.values()].map((i) => `${i.name} ${i.duration.toFixed(0)}`);
+    }
   }).observe({ type: 'event', buffered: true, durationThreshold: 16 } as PerformanceObserverInit);
 };
 
+/**
+ * When the requests a signed-in page waits for had their answers (ms from the start of navigation):
+ * the page, the app's code, the session's renewal and the platform's first reads. Where the time went.
+ */
+async function requestTimeline(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? 0;
+    const parts = [`html ${nav.responseEnd.toFixed(0)}`, `fcp ${fcp.toFixed(0)}`];
+    for (const entry of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+      const url = new URL(entry.name);
+      const name = url.pathname.startsWith('/assets/index-')
+        ? url.pathname.endsWith('.css')
+          ? 'css'
+          : 'app.js'
+        : url.pathname.startsWith('/oauth/') || url.pathname.startsWith('/v2/core/')
+          ? url.pathname.replace('/v2/core/', '').replace(/\/download_url$/, '/url')
+          : null;
+      if (name) parts.push(`${name} ${entry.startTime.toFixed(0)}–${entry.responseEnd.toFixed(0)}`);
+    }
+    return parts.join(', ');
+  });
+}
+
 async function throttle(page: Page) {
   const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', {
     offline: false,
@@ -56,6 +117,35 @@ async function throttle(page: Page) {
     uploadThroughput: (750 * 1024) / 8,
   });
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  return cdp;
+}
+
+/**
+ * `BENCH_WEB_PROFILE=<folder>`: the page's load is recorded with V8's profiler and written there as
+ * `<name>.cpuprofile` and as a Chromium trace, `<name>.trace.json` (open either in Chromium's DevTools,
+ * Performance), to see where the time goes.
+ */
+async function profiled(page: Page, cdp: CDPSession, name: string, load: () => Promise<void>) {
+  const folder = process.env.BENCH_WEB_PROFILE;
+  if (!folder) return load();
+  const browser = page.context().browser()!;
+  await browser.startTracing(page, {
+    categories: [
+      'toplevel',
+      'devtools.timeline',
+      'disabled-by-default-devtools.timeline',
+      'v8',
+      'blink.user_timing',
+      'loading',
+    ],
+  });
+  await cdp.send('Profiler.start');
+  await load();
+  const { profile } = await cdp.send('Profiler.stop');
+  const trace = await browser.stopTracing();
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, `${name}.cpuprofile`), JSON.stringify(profile));
+  writeFileSync(join(folder, `${name}.trace.json`), trace);
 }
 
 /**
@@ -85,13 +175,12 @@ async function openViewer(page: Page, name: string) {
   return { drawnMs, inp };
 }
 
-async function readVitals(page: Page) {
+async function readVitals(page: Page): Promise<Vitals & { timeline: string }> {
   // LCP is final once the page has been idle a moment; the observers report asynchronously.
   await page.waitForLoadState('networkidle');
   await sleep(500);
-  return page.evaluate(
-    () => (window as unknown as { __vitals: { lcp: number; cls: number; inp: number } }).__vitals,
-  );
+  const vitals = await page.evaluate(() => (window as unknown as { __vitals: Vitals }).__vitals);
+  return { ...vitals, timeline: await requestTimeline(page) };
 }
 
 export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
@@ -102,8 +191,12 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
 
   const work = mkdtempSync(join(tmpdir(), 'bench-web-'));
   const children: ChildProcess[] = [];
-  const platformUrl = 'http://127.0.0.1:4950';
-  const webUrl = 'http://127.0.0.1:4951';
+  // E2E_PORT_OFFSET moves the ports, as it does the end-to-end tests', when others run theirs beside.
+  const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
+  const platformPort = String(4950 + offset);
+  const webPort = String(4951 + offset);
+  const platformUrl = `http://127.0.0.1:${platformPort}`;
+  const webUrl = `http://127.0.0.1:${webPort}`;
   const dataDir = join(work, 'data');
   const start = (entry: string, env: Record<string, string>) =>
     children.push(
@@ -121,13 +214,13 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
     start('src/platform/main.ts', {
       DATA_DIR: dataDir,
       DEMO_SEED: '1',
-      PLATFORM_PORT: '4950',
+      PLATFORM_PORT: platformPort,
       WEB_PUBLIC_URL: webUrl,
       TOKEN_RATE_LIMIT: '100000',
     });
     await waitFor(`${platformUrl}/healthz`);
     start('src/proxy/main.ts', {
-      WEB_PORT: '4951',
+      WEB_PORT: webPort,
       WEB_PUBLIC_URL: webUrl,
       PLATFORM_BASE_URL: platformUrl,
       OAUTH_CLIENT_SECRET_FILE: join(dataDir, 'web-client.json'),
@@ -185,12 +278,14 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       mimeType: 'text/csv',
       buffer: Buffer.from('year,revenue\n2025,1000\n'),
     });
-    await setupPage.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
-    await setupPage.getByRole('img', { name: 'Preview of site.jpg' }).waitFor();
-    await setupPage.getByRole('button', { name: 'Open plan.csv' }).waitFor();
+    // The deck's thumbnail is drawn at the lowest priority: on a busy machine that takes a while.
+    const made = { timeout: 120_000 };
+    await setupPage.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor(made);
+    await setupPage.getByRole('img', { name: 'Preview of site.jpg' }).waitFor(made);
+    await setupPage.getByRole('button', { name: 'Open plan.csv' }).waitFor(made);
     await setup.close();
 
-    const results: Record<'landing' | 'home' | 'entity', { lcp: number; cls: number; inp: number }[]> = {
+    const results: Record<'landing' | 'home' | 'entity', (Vitals & { timeline: string })[]> = {
       landing: [],
       home: [],
       entity: [],
@@ -209,21 +304,38 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       const context = await signedIn();
       const home = await context.newPage();
       await home.addInitScript(observeVitals);
-      await throttle(home);
-      await home.goto(webUrl);
-      await home.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
+      const homeCdp = await throttle(home);
+      await profiled(home, homeCdp, `home-${i + 1}`, async () => {
+        await home.goto(webUrl);
+        await home.getByRole('heading', { name: 'Hello, Isaac Issuer' }).waitFor();
+      });
       results.home.push(await readVitals(home));
       await home.close();
 
       const entity = await context.newPage();
       await entity.addInitScript(observeVitals);
-      await throttle(entity);
-      await entity.goto(`${webUrl}/products/1`);
-      await entity.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
+      const entityCdp = await throttle(entity);
+      await profiled(entity, entityCdp, `entity-${i + 1}`, async () => {
+        await entity.goto(`${webUrl}/products/1`);
+        await entity.getByRole('img', { name: 'Preview of deck.pdf' }).waitFor();
+      });
       await entity.getByRole('button', { name: 'Rename plan.csv' }).click();
       await entity.getByRole('button', { name: 'Cancel' }).click();
       await entity.getByRole('button', { name: 'Rename site.jpg' }).click();
       await entity.keyboard.press('Escape');
+      // A rename committed (Enter): the list shows the new name at once, before the platform answers;
+      // then back, once the platform has the first (the second carries the new version, If-Match).
+      for (const [from, to] of [
+        ['plan.csv', 'plan 2025.csv'],
+        ['plan 2025.csv', 'plan.csv'],
+      ] as const) {
+        await entity.getByRole('button', { name: `Rename ${from}` }).click();
+        await entity.getByLabel(`New name for ${from}`).fill(to);
+        const saved = entity.waitForResponse((response) => response.request().method() === 'PUT');
+        await entity.keyboard.press('Enter');
+        await entity.getByRole('button', { name: `Rename ${to}` }).waitFor();
+        expect((await saved).ok()).toBe(true);
+      }
       results.entity.push(await readVitals(entity));
       viewer.push(await openViewer(entity, 'deck.pdf'));
       await context.close();
@@ -236,6 +348,13 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       const cls = median(samples.map((s) => s.cls));
       const inp = median(samples.map((s) => s.inp));
       console.log(`  ${page}: LCP ${lcp.toFixed(0)} ms, CLS ${cls.toFixed(3)}, INP ${inp.toFixed(0)} ms`);
+      // The load whose LCP is the median: what its largest paint was, what moved, where the time went.
+      const typical = samples.find((s) => s.lcp === lcp)!;
+      console.log(`    largest paint: ${typical.lcpElement}`);
+      if (typical.shifted.length > 0) console.log(`    shifted: ${typical.shifted.join('; ')}`);
+      console.log(`    timeline (ms): ${typical.timeline}`);
+      if (typical.interactions.length > 0)
+        console.log(`    interactions (ms): ${typical.interactions.join(', ')}`);
       rows.push({ id: 'W4', measure: `${page}: LCP ÷ 2.5 s`, ratio: lcp / good.lcp, target: '≤ 0.6' });
       rows.push({ id: 'W4', measure: `${page}: CLS ÷ 0.1`, ratio: cls / good.cls, target: '≤ 0.8' });
       if (page === 'entity')

@@ -13,12 +13,14 @@ export interface ShellChoice {
   /**
    * The landing (what the app is, and "Sign in") only at / for a browser without a session: a signed-in
    * person, or anyone on a deeper page, sees the header and a loading status, as the app shows them
-   * until its page is ready, never a flash of the sign-in page.
+   * until its page is ready, never a flash of the sign-in page. At / with a session, where the platform
+   * says who is signed in (`/v2/core/me`), the home as it loads: room for the greeting, what the page is
+   * for, and a loading status where the files will be.
    */
-  shell: 'landing' | 'loading';
+  shell: 'landing' | 'home' | 'loading';
   /** "Sign in" was pressed before the app had loaded (index.html's form): the button shows it is on its way. */
   signInPending: boolean;
-  /** The browser holds a session: the header keeps room for the user menu, so it does not jump when it appears. */
+  /** The browser holds a session: the header shows the user menu's rows, so it does not grow when the menu appears. */
   signedIn: boolean;
 }
 
@@ -33,11 +35,22 @@ const signInButton =
 export const signInParameter = 'sign-in';
 
 /** The markup of the app's `<Loading>` (components/ui/status.tsx) while its first page loads. */
-const loadingStatus =
-  '<p class="status" role="status"><span class="spinner" aria-hidden="true"></span> Loading…</p>';
-/** Room for the user menu (layout.tsx), the size of its "Sign out" button, kept invisible until it is real. */
+const loadingStatus = (label: string) =>
+  `<p class="status" role="status"><span class="spinner" aria-hidden="true"></span> ${label}</p>`;
+/** The home as the app shows it while the account loads (home-page.tsx's `HomeLoading`). */
+const homeLoading =
+  '<div class="heading-placeholder" aria-hidden="true"></div>' +
+  '<p class="lead">Choose what you want to manage files for.</p>' +
+  loadingStatus('Loading your files…');
+/**
+ * The user menu (layout.tsx) as it is before the account has come: the Offerings link, which works
+ * without the app, the name's row still empty, and the room of "Sign out", kept invisible until the
+ * app can sign out. Same rows, same height: the header does not grow when the menu becomes the app's.
+ */
 const userMenuRoom =
-  '<div class="user-menu shell-placeholder" aria-hidden="true"><span class="button">Sign out</span></div>';
+  '<div class="user-menu"><nav aria-label="Main" class="site-nav"><a href="/offerings">Offerings</a></nav>' +
+  '<span class="user-name"></span>' +
+  '<span class="button shell-placeholder" aria-hidden="true">Sign out</span></div>';
 const pendingSignInButton = signInButton
   .replace('class=', 'disabled class=')
   .replace('>Sign in<', '>Opening sign-in…<');
@@ -70,8 +83,9 @@ export function renderIndexPage(template: string, choice: ShellChoice, config: A
   const start = page.indexOf(pageStart);
   const end = page.indexOf(pageEnd);
   if (start === -1 || end < start) return page;
-  if (choice.shell === 'loading') {
-    page = page.slice(0, start + pageStart.length) + loadingStatus + page.slice(end);
+  if (choice.shell !== 'landing') {
+    const shell = choice.shell === 'home' ? homeLoading : loadingStatus('Loading…');
+    page = page.slice(0, start + pageStart.length) + shell + page.slice(end);
   } else if (choice.signInPending) {
     page =
       page.slice(0, start) +

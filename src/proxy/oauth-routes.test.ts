@@ -252,6 +252,112 @@ describe('refresh', () => {
   });
 });
 
+describe("the first page's reads along with a renewal (W4)", () => {
+  const me = { user: { id: 1, name: 'Ivy' }, entities: [] };
+  const product = { product: { id: 7, name: 'Solar' }, assets: [] };
+  /** The platform's API as the reads meet it; a stalled path never answers. */
+  function platformApi(stalled = '') {
+    platform.override((request, response) => {
+      const path = request.url.split('?')[0];
+      if (request.method !== 'GET') return false;
+      if (path === stalled) return true;
+      const body = path === '/v2/core/me' ? me : path === '/v2/core/products/7' ? product : null;
+      response.writeHead(body ? 200 : 404, {
+        'content-type': body ? 'application/json; charset=utf-8' : 'application/problem+json',
+        'set-cookie': 'platform_session=must-not-leak; Path=/',
+      });
+      response.end(JSON.stringify(body ?? { title: 'Not Found', status: 404 }));
+      return true;
+    });
+  }
+  const gets = () => platform.received.filter((r) => r.method === 'GET');
+
+  it('reads the account and the entity with the new token, and answers them with it: one round trip', async () => {
+    const { refreshToken } = await signIn();
+    platformApi();
+    const answer = await refreshWithCookie(refreshToken, { read: '/v2/core/me /v2/core/products/7' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    const body = answer.json();
+    expect(body.access_token).toBe(platform.accessTokens[1]);
+    expect(body.reads).toEqual([
+      {
+        path: '/v2/core/me',
+        status: 200,
+        content_type: 'application/json; charset=utf-8',
+        body: JSON.stringify(me),
+      },
+      {
+        path: '/v2/core/products/7',
+        status: 200,
+        content_type: 'application/json; charset=utf-8',
+        body: JSON.stringify(product),
+      },
+    ]);
+    // With the token the browser was just given, and nothing else of the browser's request (P7).
+    expect(gets().map((r) => [r.url, r.headers.authorization, r.headers.cookie])).toEqual([
+      ['/v2/core/me', `Bearer ${platform.accessTokens[1]}`, undefined],
+      ['/v2/core/products/7', `Bearer ${platform.accessTokens[1]}`, undefined],
+    ]);
+    expect(answer.text).not.toContain('must-not-leak');
+    expect(noUpstreamSetCookie(answer)).toBe(true);
+  });
+
+  it("passes the platform's refusal on as it came: the app reads it as its own call's answer", async () => {
+    const { refreshToken } = await signIn();
+    platformApi();
+    const answer = await refreshWithCookie(refreshToken, { read: '/v2/core/products/8' });
+    expect(answer.json().reads).toEqual([
+      {
+        path: '/v2/core/products/8',
+        status: 404,
+        content_type: 'application/problem+json',
+        body: JSON.stringify({ title: 'Not Found', status: 404 }),
+      },
+    ]);
+  });
+
+  it('reads only the account and the configured entity reads by number: nothing else is asked of the platform', async () => {
+    const { refreshToken } = await signIn();
+    platformApi();
+    const asked = [
+      '/v2/core/assets/1',
+      '/v2/core/products/abc',
+      '/v2/core/products/07',
+      '/v2/core/products/7/../../assets/1',
+      '/v2/core/oauth/token',
+      'http://evil.test/v2/core/me',
+      '/v2/core/me?x=1',
+      '/v2/core/products/7',
+    ].join(' ');
+    const answer = await refreshWithCookie(refreshToken, { read: asked });
+    expect(answer.status).toBe(200);
+    expect((answer.json().reads as { path: string }[]).map((r) => r.path)).toEqual(['/v2/core/products/7']);
+    expect(gets().map((r) => r.url)).toEqual(['/v2/core/products/7']);
+  });
+
+  it('reads nothing for a code exchange or a refused renewal', async () => {
+    platformApi();
+    const issued = platform.issueCode();
+    const signedIn = await postForm(proxy.port, '/oauth/token', { ...codeForm(issued), read: '/v2/core/me' });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.json().reads).toBeUndefined();
+    const refused = await refreshWithCookie('not-a-refresh-token', { read: '/v2/core/me' });
+    expect(refused.status).toBe(400);
+    expect(refused.json().reads).toBeUndefined();
+    expect(gets()).toEqual([]);
+  });
+
+  it('leaves out a read the platform is slow to answer: the renewal is not held back for it', async () => {
+    const { refreshToken } = await signIn();
+    platformApi('/v2/core/products/7');
+    const answer = await refreshWithCookie(refreshToken, { read: '/v2/core/me /v2/core/products/7' });
+    expect(answer.status).toBe(200);
+    expect((answer.json().reads as { path: string }[]).map((r) => r.path)).toEqual(['/v2/core/me']);
+    expect(typeof answer.json().access_token).toBe('string');
+  });
+});
+
 describe('P2: the upstream address is fixed by configuration', () => {
   it('ignores the Host header, an absolute request target, forwarding headers and the query', async () => {
     const issued = platform.issueCode();

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProxyConfig } from './env';
 import { OAuthFailure, sendOAuthError } from './errors';
 import type { PlatformKnowledge } from './platform-knowledge';
+import { readAlong, readsAsked } from './read-along';
 import type { ExchangeResult, PlatformClient, TokenGrant } from './token-exchange';
 
 /** The proxy's own endpoints, as /app-config.json tells the web app. */
@@ -225,7 +226,14 @@ export async function oauthRoutes(
     // A new sign-in without a refresh token must not leave an older session's token behind; a refresh
     // without one (a platform that does not rotate) leaves the cookie as it is.
     else if (grant.grantType === 'authorization_code') clearRefreshCookie(reply);
-    return reply.code(200).type('application/json; charset=utf-8').send(result.tokens);
+    // A page starting up asks for its first reads along with the renewal (read-along.ts says why
+    // that is safe); they are only ever made with the token this answer carries.
+    const reads = grant.grantType === 'refresh_token' ? readsAsked(fields.get('read'), config) : [];
+    const body =
+      reads.length > 0
+        ? { ...result.tokens, reads: await readAlong(reads, result.tokens.access_token, config) }
+        : result.tokens;
+    return reply.code(200).type('application/json; charset=utf-8').send(body);
   });
 
   app.post(proxyPaths.revoke, { onRequest: limit, bodyLimit: maxBodyBytes }, async (request, reply) => {

@@ -220,11 +220,43 @@ describe('the page painted before the app runs (W4)', () => {
       expect(answer.text, path).toContain(loadingStatus);
       expect(answer.text, path).not.toContain(landingHeading);
       expect(answer.text, path).not.toContain('Sign in');
-      // With a session the header keeps the user menu's room, invisible, so it does not jump later.
-      expect(answer.text.includes('<div class="user-menu shell-placeholder" aria-hidden="true">'), path).toBe(
-        cookie !== '',
-      );
+      // With a session the header has the user menu's rows, so it does not grow later: the Offerings
+      // link, which works without the app, the name's row, and "Sign out"'s room, invisible.
+      expect(answer.text.includes('<div class="user-menu">'), path).toBe(cookie !== '');
+      expect(answer.text.includes('<a href="/offerings">Offerings</a>'), path).toBe(cookie !== '');
+      expect(answer.text.includes('<span class="user-name"></span>'), path).toBe(cookie !== '');
+      expect(
+        answer.text.includes('<span class="button shell-placeholder" aria-hidden="true">Sign out</span>'),
+        path,
+      ).toBe(cookie !== '');
       expect(answer.headers.vary).toMatch(/cookie/i);
+    }
+  });
+
+  it('paints the home as it loads at / with a session, where the platform says who is signed in', async () => {
+    const probed = (me: boolean | null) => async (): Promise<ProbeResult> => ({
+      reachable: true,
+      cors: { direct: true, idempotencyKey: true, ifMatch: true },
+      oauth: { revoke: true, refreshGrant: true },
+      api: { me, entityReads: true, renditions: true, review: true, reviewHistory: true, offerings: true },
+    });
+    const homeLoading =
+      '<div class="heading-placeholder" aria-hidden="true"></div>' +
+      '<p class="lead">Choose what you want to manage files for.</p>' +
+      '<p class="status" role="status"><span class="spinner" aria-hidden="true"></span> Loading your files…</p>';
+    const withMe = await proxyWith({}, probed(true));
+    const home = await page(withMe, '/', { cookie: 'am_session=1' });
+    expect(home.text).toContain(homeLoading);
+    expect(home.text).not.toContain(loadingStatus);
+    expect(home.text).not.toContain(landingHeading);
+    // Only the home: deeper pages, and / without a session, are as before.
+    expect((await page(withMe, '/products/7', { cookie: 'am_session=1' })).text).toContain(loadingStatus);
+    expect((await page(withMe, '/')).text).toContain(landingHeading);
+    // A platform without /me, or one not known to have it: the app's home is another page.
+    for (const me of [false, null]) {
+      const answer = await page(await proxyWith({}, probed(me)), '/', { cookie: 'am_session=1' });
+      expect(answer.text, String(me)).toContain(loadingStatus);
+      expect(answer.text, String(me)).not.toContain('heading-placeholder');
     }
   });
 

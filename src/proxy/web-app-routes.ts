@@ -113,12 +113,16 @@ class EncodedPages {
   }
 }
 
-/** What the first paint shows for this request (index-page.ts). */
-function shellFor(request: FastifyRequest, path: string): ShellChoice {
+/**
+ * What the first paint shows for this request (index-page.ts). The home's own shell only where the
+ * platform is known to say who is signed in: without `/me` the app's home is another page.
+ */
+function shellFor(request: FastifyRequest, path: string, view: PlatformView | null): ShellChoice {
   const signedIn = request.cookies[sessionHintCookie.name] === '1';
   const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+  const home = view?.capabilities.me === true ? 'home' : 'loading';
   return {
-    shell: path === '/' && !signedIn ? 'landing' : 'loading',
+    shell: path !== '/' ? 'loading' : signedIn ? home : 'landing',
     signInPending: query.has(signInParameter),
     signedIn,
   };
@@ -176,7 +180,7 @@ export async function installWebApp(
     }
     const view = knowledge.settledView();
     const page = encodedPages.of(
-      renderIndexPage(html, shellFor(request, path), view ? appConfigOf(config, view) : null),
+      renderIndexPage(html, shellFor(request, path, view), view ? appConfigOf(config, view) : null),
     );
     reply
       .header('cache-control', 'no-cache')

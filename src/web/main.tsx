@@ -1,58 +1,28 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { RouterProvider } from 'react-router';
-import { prefetchFirstPage, routerReady, signInPressedBeforeStart } from './app/first-paint';
-import { createAppRouter } from './app/router';
-import { StartupFailure } from './app/routes/startup-failure';
+import { firstPageReads, loadFirstPageCode, startFirstReads } from './app/first-reads';
 import { loadAppConfig } from './config/app-config';
-import { CapabilityStore } from './lib/platform/capabilities';
-import { ApiError, NotOffered, SessionEnded } from './lib/platform/errors';
+import { FirstResponses } from './lib/platform/first-responses';
 import { createPlatformHttp } from './lib/platform/http';
-import { createPlatform } from './lib/platform/platform';
-import { ServicesContext, type Services } from './lib/services';
 import { Session } from './lib/session';
 import './styles.css';
 
-const root = createRoot(document.getElementById('root')!);
-
+/**
+ * The page's first script, kept small: it starts the session and the first page's reads at once, then
+ * loads the app (app/start.tsx), whose code takes longer to arrive and run on a slow phone than those
+ * requests take (performance.md W4). The page the proxy painted stays until the app's first page is ready.
+ */
 async function start() {
   const config = await loadAppConfig();
   const session = new Session(config);
+  const first = new FirstResponses();
   // A session that cannot be renewed keeps the page and asks the person to sign in again (layout.tsx).
-  const http = createPlatformHttp(config, session, () => session.markEnded());
-  const platform = createPlatform(config, http, new CapabilityStore(config.capabilities));
-  const queryClient = new QueryClient({
-    defaultOptions: {
-      queries: {
-        // A 4xx, a missing feature or an ended session will not change by asking again; network
-        // trouble and 5xx may.
-        retry: (failures, error) =>
-          !(error instanceof ApiError && error.status < 500) &&
-          !(error instanceof NotOffered) &&
-          !(error instanceof SessionEnded) &&
-          failures < 2,
-      },
-    },
-  });
-  const services: Services = { config, session, platform, queryClient };
-  if (await signInPressedBeforeStart(session)) return;
-  const router = createAppRouter(services);
-  // The page painted its shell before this script ran; it stays until the first page is ready.
-  await routerReady(router);
-  prefetchFirstPage(router, services);
-
-  root.render(
-    <StrictMode>
-      <ServicesContext value={services}>
-        <QueryClientProvider client={queryClient}>
-          <RouterProvider router={router} />
-        </QueryClientProvider>
-      </ServicesContext>
-    </StrictMode>,
-  );
+  const http = createPlatformHttp(config, session, () => session.markEnded(), first);
+  await startFirstReads(firstPageReads(window.location, config), { session, http, first });
+  loadFirstPageCode(window.location);
+  const { startApp } = await import('./app/start');
+  await startApp({ config, session, http, first });
 }
 
-start().catch((error: unknown) => {
-  root.render(<StartupFailure error={error} />);
+start().catch(async (error: unknown) => {
+  const { showStartupFailure } = await import('./app/start');
+  showStartupFailure(error);
 });

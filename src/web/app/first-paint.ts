@@ -1,16 +1,14 @@
 import type { DataRouter } from 'react-router';
 import { accountQuery, entityFilesQuery } from '../features/entities/api/queries';
-import { kindOfSlug } from '../features/entities/entity-kinds';
+import { entityAt } from '../features/entities/entity-kinds';
 import type { Services } from '../lib/services';
 import type { Session } from '../lib/session';
+import { signInParameter } from './first-reads';
 
 /**
  * How the app takes over from the page the proxy painted before any script ran (index.html's shell,
  * src/proxy/index-page.ts): the landing, or the header with a loading status.
  */
-
-/** index.html's "Sign in" form asks for this (`/?sign-in=`) when pressed before the app had loaded. */
-const signInParameter = 'sign-in';
 
 /**
  * Carries out a "Sign in" pressed before the app had loaded: the form reloaded `/` asking for it, and
@@ -58,17 +56,23 @@ export function routerReady(router: DataRouter): Promise<void> {
  * Asks for the first page's data as soon as the session is known, so that it travels while React draws
  * the page (on a throttled phone that first render takes as long as a round trip or two) rather than
  * after, when the page's components would ask. They find the answer, or the request under way, in the
- * query cache. The data of later pages is asked for by their components as before.
+ * query cache; these calls themselves take the answers main.tsx asked for as the page started
+ * (first-reads.ts, which names the same reads). The data of later pages is asked for by their
+ * components as before. Settles once the first page has its data (or has failed to get it).
  */
-export function prefetchFirstPage(router: DataRouter, { session, platform, queryClient }: Services): void {
+export async function prefetchFirstPage(
+  router: DataRouter,
+  { session, platform, queryClient }: Services,
+): Promise<void> {
   if (!session.signedIn) return;
   // Every signed-in page shows the user menu, which reads the account (and the home page lists it).
-  void queryClient.prefetchQuery(accountQuery(platform));
-  // An entity page (router.tsx's `:kind/:id`, read as entity-page.tsx reads it).
-  const page = router.state.matches.at(-1);
-  if (page?.route.path !== ':kind/:id') return;
-  const kind = kindOfSlug(page.params.kind ?? '');
-  const id = Number(page.params.id);
-  if (!kind || !/^\d+$/.test(page.params.id ?? '') || !Number.isSafeInteger(id) || id <= 0) return;
-  void queryClient.prefetchInfiniteQuery(entityFilesQuery(platform, { type: kind.type, id }));
+  const account = queryClient.prefetchQuery(accountQuery(platform));
+  const entity = entityAt(router.state.location.pathname);
+  await Promise.all([
+    account,
+    entity &&
+      queryClient.prefetchInfiniteQuery(
+        entityFilesQuery(platform, { type: entity.kind.type, id: entity.id }),
+      ),
+  ]);
 }

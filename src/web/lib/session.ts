@@ -78,11 +78,30 @@ function classify(error: unknown): SignInError {
 /** What signing out did at the platform (the app's own session ends in every case). */
 export type SignOutOutcome = 'signed_out' | 'not_offered' | 'unreachable';
 
+/**
+ * The platform's answer to a read the proxy made with a renewed token, as the renewal asked (`read`,
+ * the proxy's token endpoint): the page's first reads come back with the token, in one round trip.
+ */
+export interface ReadAlong {
+  path: string;
+  status: number;
+  content_type?: string;
+  body: string;
+}
+
 interface TokenResponse {
   access_token: string;
   token_type: string;
   expires_in?: number;
   scope?: string;
+  /** Only where asked for, and only from a proxy that reads along (ours). */
+  reads?: ReadAlong[];
+}
+
+/** Where the session stands as the app starts, with what was read along with a renewal. */
+export interface SessionStart {
+  token: string | null;
+  reads: ReadAlong[];
 }
 
 /**
@@ -94,7 +113,7 @@ interface TokenResponse {
 export class Session {
   readonly #config: AppConfig;
   readonly #manager: UserManager;
-  #renewing: Promise<User | null> | null = null;
+  #renewing: Promise<{ user: User | null; reads: ReadAlong[] }> | null = null;
   #renewalTimer: ReturnType<typeof setTimeout> | undefined;
   #listeners = new Set<() => void>();
   #signedIn = false;
@@ -173,28 +192,71 @@ export class Session {
    * One renewal at a time, across tabs too: the platform rotates refresh tokens and treats a reused one
    * as theft, so two renewals racing with the same cookie would end the session.
    */
-  renew(): Promise<User | null> {
-    this.#renewing ??= withLock('asset-manager.renew', () => this.#refresh()).finally(() => {
+  async renew(): Promise<User | null> {
+    return (await this.#renew([])).user;
+  }
+
+  /**
+   * `read`: API paths for the proxy to read with the new token and answer along with it. `asked` is
+   * told once the renewal's request has left (or none was needed; or another caller's is under way).
+   */
+  #renew(read: readonly string[], asked?: () => void) {
+    if (this.#renewing) asked?.();
+    this.#renewing ??= withLock('asset-manager.renew', () => this.#refresh(read, asked)).finally(() => {
       this.#renewing = null;
     });
     return this.#renewing;
   }
 
-  async #refresh(): Promise<User | null> {
-    if (localStorage.getItem(sessionHintKey) === null) return null;
-    const response = await fetch(this.#config.tokenEndpoint, {
+  /**
+   * The session as the app starts, and the first page's reads with it (app/first-reads.ts): when the
+   * session must be renewed, the proxy reads `read` with the new token and answers them along with it,
+   * sparing the page a round trip (or three, with CORS) after the renewal. With a usable token already
+   * here, or a renewal under way already, nothing is read along: the caller reads with the token.
+   * `asked` settles as soon as the renewal's request has left (at once when none is needed), so that the
+   * app's code, whose first run holds the main thread a while on a slow phone, can run meanwhile.
+   */
+  begin(read: readonly string[]): { asked: Promise<void>; started: Promise<SessionStart> } {
+    let told!: () => void;
+    const asked = new Promise<void>((resolve) => (told = resolve));
+    const started = (async (): Promise<SessionStart> => {
+      try {
+        const user = await this.#manager.getUser();
+        if (user && !user.expired && (user.expires_in ?? Infinity) > 10) {
+          return { token: await this.accessToken(), reads: [] };
+        }
+        const renewed = await this.#renew(read, told);
+        return { token: renewed.user?.access_token ?? null, reads: renewed.reads };
+      } finally {
+        told();
+      }
+    })();
+    return { asked, started };
+  }
+
+  async #refresh(
+    read: readonly string[],
+    asked?: () => void,
+  ): Promise<{ user: User | null; reads: ReadAlong[] }> {
+    if (localStorage.getItem(sessionHintKey) === null) return { user: null, reads: [] };
+    const form = new URLSearchParams({ grant_type: 'refresh_token', client_id: this.#config.clientId });
+    // One field, space-separated like `scope`: the token endpoint takes no parameter twice (RFC 6749 3.1).
+    if (read.length > 0) form.set('read', read.join(' '));
+    const request = fetch(this.#config.tokenEndpoint, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { ...proxyHeaders, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: this.#config.clientId }),
+      body: form,
     });
+    asked?.();
+    const response = await request;
     if (response.status === 400 || response.status === 401) {
       // The refresh token is gone (expired, revoked or never there): the session is over.
       await this.#forget();
-      return null;
+      return { user: null, reads: [] };
     }
     if (!response.ok) throw new Error(`The session could not be renewed (HTTP ${response.status}).`);
-    const tokens = (await response.json()) as TokenResponse;
+    const { reads, ...tokens } = (await response.json()) as TokenResponse;
     const user = new User({
       access_token: tokens.access_token,
       token_type: tokens.token_type,
@@ -206,7 +268,7 @@ export class Session {
     await this.#manager.storeUser(user);
     this.#scheduleRenewal(user);
     this.#changed(true);
-    return user;
+    return { user, reads: Array.isArray(reads) ? reads : [] };
   }
 
   #scheduleRenewal(user: User) {

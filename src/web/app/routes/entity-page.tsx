@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { fileTypesFor } from '../../../shared/assets/file-types';
 import { focusCard } from '../../features/assets/components/asset-card';
@@ -10,7 +10,7 @@ import {
   uploadedHereQuery,
   useEntityFiles,
 } from '../../features/entities/api/queries';
-import { entityHref, kindOfSlug, kindOfType } from '../../features/entities/entity-kinds';
+import { entityHref, entityOf, kindOfType } from '../../features/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
 import { reviewKeys } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
@@ -26,10 +26,9 @@ import { NotFoundPage } from './not-found-page';
 /** `/products/7`, `/accreditations/3`, …: one entity and its files. */
 export function EntityPage() {
   const params = useParams();
-  const kind = kindOfSlug(params.kind ?? '');
-  const id = Number(params.id);
-  if (!kind || !/^\d+$/.test(params.id ?? '') || !Number.isSafeInteger(id) || id <= 0)
-    return <NotFoundPage />;
+  const found = entityOf(params.kind ?? '', params.id ?? '');
+  if (!found) return <NotFoundPage />;
+  const { kind, id } = found;
   return <Entity key={`${kind.type}:${id}`} entity={{ type: kind.type, id }} label={kind.singular} />;
 }
 
@@ -45,6 +44,13 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const account = useQuery(accountQuery(platform));
   // Without a list of what the person owns, the platform's 403 on a change is what says "read only".
   const [forbidden, setForbidden] = useState(false);
+  // The same from one drawing to the next, so that a change to one file redraws that file's card only
+  // (AssetCard is memoised).
+  const onForbidden = useCallback(() => setForbidden(true), []);
+  const listKey = useMemo(
+    () => (listed ? entityKeys.files(ref) : entityKeys.uploadedHere(ref)),
+    [listed, ref],
+  );
   const name = entity.data?.name;
   const title = name ?? `${label} ${ref.id}`;
   usePageTitle(title);
@@ -81,7 +87,6 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
     );
   }
   const list = listed ? entity.data : uploadedHere.data;
-  const listKey = listed ? entityKeys.files(ref) : entityKeys.uploadedHere(ref);
   const ownsIt = account.data?.entities.some((e) => e.type === ref.type && e.id === ref.id);
   // Known from the platform's list when it has one; otherwise assumed until the platform refuses.
   const canEdit = !forbidden && (account.data === null ? true : (ownsIt ?? false));
@@ -130,7 +135,7 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
             files={files.filter((f) => f.fileType === fileType.fileType)}
             listKey={listKey}
             canEdit={canEdit}
-            onForbidden={() => setForbidden(true)}
+            onForbidden={onForbidden}
           />
         ))}
       </div>

@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { http, HttpResponse, mockPlatform, platformUrl } from '../../testing/platform-double';
-import { renderRoutes } from '../../testing/render';
+import { http, HttpResponse, mockPlatform, platformUrl, testConfig } from '../../testing/platform-double';
+import { renderRoutes, testServices } from '../../testing/render';
 import { EntityPage } from './entity-page';
 import { HomePage } from './home-page';
 
@@ -122,5 +122,37 @@ describe('the home page', () => {
     renderRoutes(routes, '/');
     expect(await screen.findByRole('link', { name: 'Solar' })).toBeTruthy();
     expect(screen.queryByRole('link', { name: 'Browse offerings' })).toBeNull();
+  });
+
+  it('is laid out while the account loads, where the platform says who is signed in: the greeting has its room', async () => {
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get(`${platformUrl}/v2/core/me`, async () => {
+        await answered;
+        return HttpResponse.json({
+          user: { id: 1, email: 'ivy@x.test', name: 'Ivy', role: 'issuer' },
+          entities: [{ type: 'Product', id: 7, name: 'Solar' }],
+        });
+      }),
+    );
+    const { container } = renderRoutes(routes, '/', testServices(testConfig({ me: true })));
+    // As the page the proxy paints (index-page.ts): the lead, the room of the greeting above it.
+    expect((await screen.findByRole('status')).textContent).toContain('Loading your files…');
+    const lead = screen.getByText('Choose what you want to manage files for.');
+    expect(lead.previousElementSibling?.className).toBe('heading-placeholder');
+    expect(screen.queryByRole('heading')).toBeNull();
+
+    answer();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Hello, Ivy' })).toBeTruthy();
+    expect(container.querySelector('.heading-placeholder')).toBeNull();
+    expect(screen.getByText('Choose what you want to manage files for.')).toBeTruthy();
+  });
+
+  it('says only that it is loading where the platform may not say who is signed in (the page may be another)', async () => {
+    server.use(http.get(`${platformUrl}/v2/core/me`, () => new Promise<never>(() => {})));
+    renderRoutes(routes, '/', testServices(testConfig({ me: null })));
+    expect((await screen.findByRole('status')).textContent).toContain('Loading your files…');
+    expect(screen.queryByText('Choose what you want to manage files for.')).toBeNull();
   });
 });

@@ -113,11 +113,32 @@ function EntityList({ account }: { account: Account }) {
   );
 }
 
+/** What the home says while the account loads (the page the proxy paints is the same: index-page.ts). */
+const homeLead = 'Choose what you want to manage files for.';
+
+/**
+ * The home while the account loads. Where the platform is known to say who is signed in, the page is
+ * laid out already, with room kept for the greeting, so nothing moves when it comes; else (it may not
+ * say, and the page is then another) only the loading status.
+ */
+function HomeLoading() {
+  const { platform } = useServices();
+  const loading = <Loading label="Loading your files…" />;
+  if (platform.capabilities.current.me !== true) return loading;
+  return (
+    <>
+      <div className="heading-placeholder" aria-hidden="true" />
+      <p className="lead">{homeLead}</p>
+      {loading}
+    </>
+  );
+}
+
 function Home() {
   const { platform } = useServices();
   const account = useQuery(accountQuery(platform));
   usePageTitle('Home');
-  if (account.isPending) return <Loading label="Loading your files…" />;
+  if (account.isPending) return <HomeLoading />;
   if (account.isError) {
     return (
       <ErrorNotice title="Your account could not be loaded">
@@ -139,7 +160,7 @@ function Home() {
   return (
     <>
       <h1>Hello, {account.data.user.name}</h1>
-      <p className="lead">Choose what you want to manage files for.</p>
+      <p className="lead">{homeLead}</p>
       {account.data.user.role === 'investor' && (
         <p>
           <Link to="/offerings" className="button">

@@ -27,12 +27,15 @@ function UserMenu() {
         <NavLink to="/offerings">Offerings</NavLink>
         {account.data?.user.role === 'admin' && <NavLink to="/review">Review queue</NavLink>}
       </nav>
-      {account.data && (
-        <span className="user-name">
-          <span className="visually-hidden">Signed in as </span>
-          {account.data.user.email} <span className="badge">{roleNames[account.data.user.role]}</span>
-        </span>
-      )}
+      {/* There from the start, empty until the account comes: its room does not appear late (styles.css). */}
+      <span className="user-name">
+        {account.data && (
+          <>
+            <span className="visually-hidden">Signed in as </span>
+            {account.data.user.email} <span className="badge">{roleNames[account.data.user.role]}</span>
+          </>
+        )}
+      </span>
       <button type="button" className="button" onClick={() => void signOut()} disabled={signingOut}>
         {signingOut ? 'Signing out…' : 'Sign out'}
       </button>

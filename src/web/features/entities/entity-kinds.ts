@@ -25,3 +25,20 @@ export const entityKinds: readonly EntityKind[] = [
 export const kindOfType = (type: AssetableType): EntityKind => entityKinds.find((k) => k.type === type)!;
 export const kindOfSlug = (slug: string): EntityKind | undefined => entityKinds.find((k) => k.slug === slug);
 export const entityHref = (type: AssetableType, id: number) => `/${kindOfType(type).slug}/${id}`;
+
+/**
+ * The entity an address's two segments name (`/products/7`: router.tsx's `:kind/:id`), or null when
+ * they name none: an unknown kind, or an id that is not a whole number above zero.
+ */
+export function entityOf(slug: string, id: string): { kind: EntityKind; id: number } | null {
+  const kind = kindOfSlug(slug);
+  const number = Number(id);
+  if (!kind || !/^\d+$/.test(id) || !Number.isSafeInteger(number) || number <= 0) return null;
+  return { kind, id: number };
+}
+
+/** The entity page at `pathname`, if it is one (read before the router has started). */
+export function entityAt(pathname: string): { kind: EntityKind; id: number } | null {
+  const segments = /^\/([^/]+)\/([^/]+)\/?$/.exec(pathname);
+  return segments ? entityOf(segments[1]!, segments[2]!) : null;
+}

@@ -1,5 +1,6 @@
 import type { AppConfig } from '../../../shared/api/app-config';
 import { SessionEnded } from './errors';
+import type { FirstResponses } from './first-responses';
 
 /** What the HTTP layer needs of the session (lib/session.ts). */
 export interface TokenSource {
@@ -12,6 +13,11 @@ export interface TokenSource {
 export interface PlatformHttp {
   /** A call to the API with the bearer token; a 401 renews the session once and tries once more. */
   send(pathOrLink: string, init?: RequestInit): Promise<Response>;
+  /**
+   * A plain GET with this token, for the first page's reads made before the app has started: no renewal
+   * on a 401 (the call that takes the answer does that, as for any answer).
+   */
+  readWith(pathOrLink: string, token: string): Promise<Response>;
   /** The current token, for calls made outside fetch (uploads through XMLHttpRequest). */
   accessToken(): Promise<string>;
   /** A token renewed because the platform refused the current one (SessionEnded when it cannot be). */
@@ -30,6 +36,7 @@ export function createPlatformHttp(
   config: AppConfig,
   tokens: TokenSource,
   onSessionEnded: () => void,
+  first?: FirstResponses,
 ): PlatformHttp {
   const apiBase = config.apiBaseUrl.replace(/\/+$/, '');
   const platform = new URL(config.platformBaseUrl);
@@ -80,12 +87,20 @@ export function createPlatformHttp(
     return fetch(target, { ...init, headers, credentials: 'omit' });
   }
 
+  /** The answer the page's start already has for a plain GET of `target`, if it asked for it. */
+  async function firstAnswer(target: string, init: RequestInit): Promise<Response | null> {
+    const plainGet =
+      (init.method ?? 'GET') === 'GET' && init.body === undefined && init.headers === undefined;
+    return (plainGet ? await first?.take(target)?.catch(() => null) : null) ?? null;
+  }
+
   async function send(pathOrLink: string, init: RequestInit = {}): Promise<Response> {
     const target = url(pathOrLink);
     // A request sent as the page closes (keepalive) starts at once, with the token in hand: waiting
     // for one, even a moment, can be too late.
-    const token = init.keepalive && lastToken ? lastToken : await accessToken();
-    const response = await attempt(target, init, token);
+    const response =
+      (await firstAnswer(target, init)) ??
+      (await attempt(target, init, init.keepalive && lastToken ? lastToken : await accessToken()));
     if (response.status !== 401) return response;
     // Revoked, or expired earlier than announced (a platform may announce no lifetime at all).
     await response.body?.cancel().catch(() => undefined);
@@ -94,5 +109,7 @@ export function createPlatformHttp(
     return retried;
   }
 
-  return { send, accessToken, renewedToken, url, endSession: ended };
+  const readWith = (pathOrLink: string, token: string) => attempt(url(pathOrLink), {}, token);
+
+  return { send, readWith, accessToken, renewedToken, url, endSession: ended };
 }

@@ -1,5 +1,5 @@
 import { useQuery, type QueryKey } from '@tanstack/react-query';
-import { lazy, Suspense, useId, useRef, useState, type ReactNode } from 'react';
+import { lazy, memo, Suspense, useId, useRef, useState, type ReactNode } from 'react';
 import type { Crop } from '../../../../shared/assets/crop';
 import { findFileType } from '../../../../shared/assets/file-types';
 import { hasDraft, useDraft } from '../../../lib/drafts';
@@ -171,7 +171,14 @@ function preloadViewer() {
   );
 }
 
-export function AssetCard({
+/**
+ * One file. Drawn again only when its own props change (memo): a change to one file (a rename shown at
+ * once, before the platform answers) makes a new list, but the other files in it are the same objects,
+ * so their cards are not drawn again. On a slow phone with a long list that is most of the time between
+ * pressing Enter and seeing the new name (the interaction's INP, performance.md W4). Its callers keep
+ * `listKey` and `onForbidden` the same from one drawing to the next for this.
+ */
+export const AssetCard = memo(function AssetCard({
   file,
   listKey,
   canEdit,
@@ -372,4 +379,4 @@ export function AssetCard({
       )}
     </li>
   );
-}
+});

@@ -47,6 +47,9 @@ export const entityFilesQuery = (platform: Platform, ref: EntityRef) =>
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next,
     select: joinPages,
+    // The first page reads its entity before the page is drawn (app/first-paint.ts): fresh for a few
+    // seconds, the answer is not read again the moment the page mounts. Changes made here update it.
+    staleTime: 5_000,
   });
 
 /**

@@ -1,0 +1,254 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CapabilityStore } from '../lib/platform/capabilities';
+import { FirstResponses } from '../lib/platform/first-responses';
+import { createPlatformHttp } from '../lib/platform/http';
+import { createPlatform } from '../lib/platform/platform';
+import { Session } from '../lib/session';
+import {
+  appUrl,
+  http,
+  HttpResponse,
+  mockPlatform,
+  platformUrl,
+  testConfig,
+} from '../testing/platform-double';
+import { firstPageReads, startFirstReads } from './first-reads';
+
+/**
+ * The first page's reads, made as the page starts (main.tsx) rather than once the app's code has run,
+ * and taken by the app's own calls (performance.md W4).
+ */
+const server = mockPlatform();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  server.events.removeAllListeners();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  localStorage.clear();
+  sessionStorage.clear();
+});
+
+const tokenUrl = `${appUrl}/oauth/token`;
+const me = { user: { id: 1, email: 'ivy@x.test', name: 'Ivy', role: 'issuer' }, entities: [] };
+const product = { product: { id: 7, name: 'Solar' }, assets: [], next_cursor: null };
+
+/** Every request the platform and the proxy's token endpoint saw, in order. */
+function recordRequests() {
+  const seen: string[] = [];
+  server.events.on('request:start', ({ request }) => {
+    const url = new URL(request.url);
+    seen.push(`${request.method} ${url.origin === platformUrl ? '' : url.origin}${url.pathname}`);
+  });
+  return seen;
+}
+
+/** The app's pieces as main.tsx builds them. */
+function app(config = testConfig({ me: true, entityReads: true })) {
+  const session = new Session(config);
+  const first = new FirstResponses();
+  let ended = 0;
+  const httpLayer = createPlatformHttp(config, session, () => (ended += 1), first);
+  const platform = createPlatform(config, httpLayer, new CapabilityStore(config.capabilities));
+  return { config, session, first, http: httpLayer, platform, ended: () => ended };
+}
+
+describe('which reads the first page makes', () => {
+  const config = testConfig();
+  const at = (path: string) => {
+    const url = new URL(path, appUrl);
+    return firstPageReads(url, config);
+  };
+
+  it('the account on every signed-in page, and the entity on an entity page', () => {
+    expect(at('/')).toEqual(['/v2/core/me']);
+    expect(at('/offerings')).toEqual(['/v2/core/me']);
+    expect(at('/products/7')).toEqual(['/v2/core/me', '/v2/core/products/7']);
+    expect(at('/indications-of-interest/3')).toEqual(['/v2/core/me', '/v2/core/indications_of_interest/3']);
+  });
+
+  it('no entity where the address names none: an unknown kind, an id that is not a number', () => {
+    expect(at('/planets/7')).toEqual(['/v2/core/me']);
+    expect(at('/products/seven')).toEqual(['/v2/core/me']);
+    expect(at('/products/0')).toEqual(['/v2/core/me']);
+    expect(at('/products/7/more')).toEqual(['/v2/core/me']);
+  });
+
+  it('nothing where the session must not be touched first: the sign-in callback, a Sign in pressed early', () => {
+    expect(at('/auth/callback?code=abc&state=xyz')).toEqual([]);
+    expect(at('/?sign-in=')).toEqual([]);
+  });
+
+  it('nothing the platform is known not to offer', () => {
+    const without = testConfig({ me: false, entityReads: false });
+    expect(firstPageReads(new URL('/products/7', appUrl), without)).toEqual([]);
+    const unreadable = { ...testConfig(), entityPaths: { ...testConfig().entityPaths, Product: null } };
+    expect(firstPageReads(new URL('/products/7', appUrl), unreadable)).toEqual(['/v2/core/me']);
+  });
+});
+
+describe('the first reads as the page starts', () => {
+  it('a tab without a token renews the session and gets the reads along with it, in one round trip', async () => {
+    localStorage.setItem('asset-manager.session', '1');
+    let asked: string[] = [];
+    server.use(
+      http.post(tokenUrl, async ({ request }) => {
+        asked = new URLSearchParams(await request.text()).getAll('read');
+        return HttpResponse.json({
+          access_token: 'renewed',
+          token_type: 'bearer',
+          expires_in: 3600,
+          reads: [
+            { path: '/v2/core/me', status: 200, content_type: 'application/json', body: JSON.stringify(me) },
+            {
+              path: '/v2/core/products/7',
+              status: 200,
+              content_type: 'application/json',
+              body: JSON.stringify(product),
+            },
+          ],
+        });
+      }),
+    );
+    const seen = recordRequests();
+    const started = app();
+    void startFirstReads(['/v2/core/me', '/v2/core/products/7'], started);
+    // The app's own calls, as its first page makes them, take the answers.
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    expect((await started.platform.entityFiles({ type: 'Product', id: 7 })).name).toBe('Solar');
+    expect(asked).toEqual(['/v2/core/me /v2/core/products/7']);
+    expect(seen).toEqual([`POST ${appUrl}/oauth/token`]);
+    expect(started.session.signedIn).toBe(true);
+  });
+
+  it('lets the app load as soon as the renewal has left, without waiting for its answer', async () => {
+    localStorage.setItem('asset-manager.session', '1');
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    let arrived = false;
+    server.use(
+      http.post(tokenUrl, async () => {
+        arrived = true;
+        await held;
+        return HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 });
+      }),
+      http.get(`${platformUrl}/v2/core/me`, () => HttpResponse.json(me)),
+    );
+    const started = app();
+    await startFirstReads(['/v2/core/me'], started);
+    // The request is on its way (the proxy will see it) while its answer is still held.
+    await expect.poll(() => arrived).toBe(true);
+    answer();
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
+  });
+
+  it('each answer is taken once: a later call asks the platform again', async () => {
+    sessionStorageUser('stored');
+    const names = ['Ivy', 'Ivy Renamed'];
+    server.use(
+      http.get(`${platformUrl}/v2/core/me`, () =>
+        HttpResponse.json({ ...me, user: { ...me.user, name: names.shift() } }),
+      ),
+    );
+    const started = app();
+    void startFirstReads(['/v2/core/me'], started);
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    expect((await started.platform.account())?.user.name).toBe('Ivy Renamed');
+  });
+
+  it('with a usable token in the tab, reads the platform at once with it, without a renewal', async () => {
+    sessionStorageUser('stored');
+    const tokens: (string | null)[] = [];
+    server.use(
+      http.get(`${platformUrl}/v2/core/me`, ({ request }) => {
+        tokens.push(request.headers.get('authorization'));
+        return HttpResponse.json(me);
+      }),
+    );
+    const seen = recordRequests();
+    const started = app();
+    void startFirstReads(['/v2/core/me'], started);
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    expect(tokens).toEqual(['Bearer stored']);
+    expect(seen).toEqual(['GET /v2/core/me']);
+  });
+
+  it('a proxy that does not read along: the reads go to the platform with the renewed token', async () => {
+    localStorage.setItem('asset-manager.session', '1');
+    server.use(
+      http.post(tokenUrl, () =>
+        HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 }),
+      ),
+      http.get(`${platformUrl}/v2/core/me`, ({ request }) =>
+        request.headers.get('authorization') === 'Bearer renewed'
+          ? HttpResponse.json(me)
+          : new HttpResponse(null, { status: 401 }),
+      ),
+    );
+    const seen = recordRequests();
+    const started = app();
+    void startFirstReads(['/v2/core/me'], started);
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    expect(seen).toEqual([`POST ${appUrl}/oauth/token`, 'GET /v2/core/me']);
+  });
+
+  it('a read answered 401 is renewed and asked again by the call that takes it, as any answer', async () => {
+    sessionStorageUser('revoked-meanwhile');
+    localStorage.setItem('asset-manager.session', '1');
+    server.use(
+      http.post(tokenUrl, () =>
+        HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 }),
+      ),
+      http.get(`${platformUrl}/v2/core/me`, ({ request }) =>
+        request.headers.get('authorization') === 'Bearer renewed'
+          ? HttpResponse.json(me)
+          : new HttpResponse(null, { status: 401 }),
+      ),
+    );
+    const started = app();
+    void startFirstReads(['/v2/core/me'], started);
+    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    expect(started.ended()).toBe(0);
+  });
+
+  it('signed out: nothing is asked, and the page is not told its session ended', async () => {
+    const seen = recordRequests();
+    const started = app();
+    void startFirstReads(['/v2/core/me'], started);
+    await expect(started.session.begin([]).started).resolves.toEqual({ token: null, reads: [] });
+    started.first.drop();
+    expect(seen).toEqual([]);
+    expect(started.ended()).toBe(0);
+  });
+
+  it('answers the first page did not take are dropped: the next call asks afresh', async () => {
+    sessionStorageUser('stored');
+    let reads = 0;
+    server.use(
+      http.get(`${platformUrl}/v2/core/me`, () => {
+        reads += 1;
+        return HttpResponse.json({ ...me, user: { ...me.user, name: `Ivy ${reads}` } });
+      }),
+    );
+    const started = app();
+    void startFirstReads(['/v2/core/me'], started);
+    await expect.poll(() => reads).toBe(1);
+    started.first.drop();
+    expect((await started.platform.account())?.user.name).toBe('Ivy 2');
+  });
+});
+
+/** A tab that holds a usable access token already (oidc-client-ts's user store, as the Session keeps it). */
+function sessionStorageUser(token: string) {
+  const config = testConfig();
+  sessionStorage.setItem(
+    `oidc.user:${config.platformAuthUrl}:${config.clientId}`,
+    JSON.stringify({
+      access_token: token,
+      token_type: 'bearer',
+      profile: {},
+      expires_at: Math.floor(Date.now() / 1000) + 3600,
+    }),
+  );
+}
