@@ -98,6 +98,8 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     expect([thumbnail.width, thumbnail.height]).toEqual([791, 1024]);
     const meta = await sharp(thumbnail.png).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 791, 1024]);
+    // Opaque paper: three channels, no alpha to store.
+    expect([meta.channels, meta.hasAlpha]).toEqual([3, false]);
     // Page 1: red on the left half, white (paper) on the right; pages 2 and 3 are blue and green.
     expect(await pixel(thumbnail.png, 100, 500)).toEqual([255, 0, 0]);
     expect(await pixel(thumbnail.png, 690, 500)).toEqual([255, 255, 255]);

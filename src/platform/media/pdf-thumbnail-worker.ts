@@ -40,8 +40,12 @@ export type RangeAnswer =
 /** Why no thumbnail came out of a PDF that the worker did read. */
 export type RenderFailure = 'encrypted' | 'invalid_pdf' | 'render_failed' | 'read_failed';
 
+/**
+ * A drawn page: its pixels, RGBA row by row (opaque: the page is drawn on white paper). The pool
+ * encodes them into the PNG (pdf-thumbnail-pool.ts says why not here).
+ */
 type RenderReply =
-  | { id: number; ok: true; png: Uint8Array; width: number; height: number }
+  | { id: number; ok: true; pixels: Uint8Array; width: number; height: number }
   | { id: number; ok: false; reason: RenderFailure; errorName: string };
 
 export type ThumbnailReply =
@@ -111,7 +115,8 @@ export function fitScale(width: number, height: number, maxSide: number, maxPixe
 interface NapiCanvas {
   width: number;
   height: number;
-  toBuffer(mime: 'image/png'): Buffer;
+  /** A copy of the pixels, RGBA. */
+  data(): Buffer;
 }
 
 const port = parentPort;
@@ -206,11 +211,10 @@ async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
         background: 'rgb(255, 255, 255)',
       }).promise,
     );
-    // Synchronous encode: this thread has nothing else to do, and the libuv pool stays free for
-    // the main thread's file I/O and sharp.
-    const png = new Uint8Array(canvas.toBuffer('image/png'));
+    // In a buffer of its own, so that it moves to the main thread without another copy.
+    const pixels = new Uint8Array(canvas.data());
     page.cleanup();
-    return { id: job.id, ok: true, png, width, height };
+    return { id: job.id, ok: true, pixels, width, height };
   } catch (error) {
     if (transport.failed !== undefined)
       return { id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed };
@@ -234,7 +238,7 @@ if (port) {
     if ('render' in message) {
       renderOnlyWhenIdle();
       void render(message.render).then((reply) => {
-        port.postMessage(reply, reply.ok ? [reply.png.buffer as ArrayBuffer] : []);
+        port.postMessage(reply, reply.ok ? [reply.pixels.buffer as ArrayBuffer] : []);
       });
     } else if ('data' in message) {
       const { id, begin, bytes } = message.data;
