@@ -166,6 +166,15 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     expect(file.reads).toBeLessThan(10);
   });
 
+  it('reads a PDF within one 64 KB chunk once, with the job, and no more', async () => {
+    const small = threePagePdf();
+    expect(small.length).toBeLessThan(64 * 1024);
+    const file = source(small);
+    await shared.render(file);
+    // pdf.js takes the chunk it was given rather than asking for it again.
+    expect([file.reads, file.bytesRead]).toEqual([1, small.length]);
+  });
+
   it('fails the render when the file cannot be read (deleted meanwhile), and goes on with the next', async () => {
     const bytes = threePagePdf();
     const failing = {

@@ -91,9 +91,9 @@ export interface PdfThumbnailPoolOptions {
 
 export interface PdfThumbnailPool {
   /**
-   * Renders page 1 of a PDF into a PNG. The worker asks for the byte ranges pdf.js needs through
-   * `source.read`, so neither thread holds the whole file. Rejects with PdfThumbnailError when no
-   * thumbnail can be made.
+   * Renders page 1 of a PDF into a PNG. Its first chunk is read through `source.read` once a worker
+   * is free for it, and the worker asks for any other ranges pdf.js needs the same way, so neither
+   * thread holds the whole file. Rejects with PdfThumbnailError when no thumbnail can be made.
    */
   render(source: PdfSource): Promise<PdfThumbnail>;
   /** Starts every worker now (the platform does at start), so the first PDF does not wait for pdf.js. */
@@ -147,6 +147,13 @@ function startWorker(options: Pick<WorkerOptions, 'resourceLimits' | 'workerData
   }
   return new Worker(lowered ? `${lowerPriority}\n${entry}` : entry, { ...options, eval: true });
 }
+
+/** pdf.js's unit of reading (its default): the first chunk goes with the job, the rest by range. */
+const chunkBytes = 64 * 1024;
+
+/** The list to transfer `bytes` with, when they are the whole of their buffer (else they are copied). */
+const transferList = (bytes: Uint8Array) =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
 
 /** CPU time (user + system) a thread of this process has used, in ms; undefined where unknown. */
 async function threadCpuMs(threadId: number | undefined): Promise<number | undefined> {
@@ -263,9 +270,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     }
     // The job may have ended (timeout, close) while the bytes were read.
     if (slot.worker !== worker || slot.job !== job) return;
-    const bytes = 'data' in answer ? answer.data.bytes : undefined;
-    const own = bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    worker.postMessage(answer, own ? [bytes.buffer as ArrayBuffer] : []);
+    worker.postMessage(answer, 'data' in answer ? transferList(answer.data.bytes) : []);
   }
 
   function spawn(slot: Slot) {
@@ -346,22 +351,38 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     job.timer.unref();
   }
 
-  function dispatch(slot: Slot, waiting: Waiting) {
+  /**
+   * Gives the job to the slot's worker with the first chunk of its file, which pdf.js reads first
+   * (the header): the file's first read is made here, once a worker is free for it.
+   */
+  async function dispatch(slot: Slot, waiting: Waiting) {
     const worker = slot.worker!;
     const job: NonNullable<Slot['job']> = { ...waiting, id: nextId++ };
     slot.job = job;
     void watch(slot, job);
+    const size = waiting.source.size;
+    let head: Uint8Array;
+    try {
+      head = await waiting.source.read({ start: 0, end: Math.min(chunkBytes, size) - 1 });
+    } catch (error) {
+      if (slot.job !== job) return;
+      settle(slot, { error: new PdfThumbnailError('read_failed', (error as Error | null)?.name ?? 'Error') });
+      pump();
+      return;
+    }
+    // The job may have ended (timeout, close) while the bytes were read.
+    if (slot.worker !== worker || slot.job !== job) return;
     const message: ThumbnailJob = {
-      render: { id: job.id, size: waiting.source.size, maxSide, maxPixels, maxImagePixels },
+      render: { id: job.id, size, chunkBytes, head, maxSide, maxPixels, maxImagePixels },
     };
-    worker.postMessage(message);
+    worker.postMessage(message, transferList(head));
   }
 
   function pump() {
     if (closed) return;
     for (const slot of slots) {
       if (queue.length === 0) return;
-      if (slot.worker && slot.ready && !slot.job) dispatch(slot, queue.shift()!);
+      if (slot.worker && slot.ready && !slot.job) void dispatch(slot, queue.shift()!);
     }
     // Only as many new workers as there are jobs left to serve.
     let starting = slots.filter((slot) => slot.worker && !slot.ready).length;

@@ -18,11 +18,18 @@ export interface WorkerSettings {
   lowPriority: boolean;
 }
 
-/** Main thread → worker: render page 1 of a PDF of `size` bytes, whose bytes it asks for by range. */
+/**
+ * Main thread → worker: render page 1 of a PDF of `size` bytes. Its first chunk comes with the job;
+ * the worker asks for any other bytes by range.
+ */
 export interface ThumbnailJob {
   render: {
     id: number;
     size: number;
+    /** pdf.js's unit of reading: each range the worker asks for is whole chunks of this size. */
+    chunkBytes: number;
+    /** The file's first `chunkBytes` bytes (all of it when it is smaller). */
+    head: Uint8Array;
     /** The longer side of the PNG, in pixels. */
     maxSide: number;
     /** width × height of the PNG at most (binds before maxSide only for a configured large side). */
@@ -122,8 +129,9 @@ interface NapiCanvas {
 const port = parentPort;
 
 /**
- * pdf.js reads the PDF through this, a range at a time (64 KB, pdf.js's default chunk), and with
- * auto-fetch off it asks only for what it parses: the trailer and cross-reference table at the end,
+ * pdf.js reads the PDF through this, a chunk at a time (64 KB), and with auto-fetch off it asks only
+ * for what it parses: the header (the first chunk, which comes with the job, so that a file within
+ * one chunk takes no round trip between threads), the trailer and cross-reference table at the end,
  * the catalog, the page tree and page 1's objects. A 50 MB deck with a sound cross-reference table
  * costs a few hundred KB of reads, and the worker never holds the file. A damaged table sends pdf.js
  * into its recovery scan, which reads the file through (the pool's size limit still bounds it).
@@ -138,9 +146,10 @@ class BlobRangeTransport extends PDFDataRangeTransport {
   constructor(
     readonly jobId: number,
     size: number,
+    head: Uint8Array,
   ) {
-    // No bytes up front; `progressiveDone` as there is no stream: every byte comes by range.
-    super(size, new Uint8Array(0), true);
+    // `progressiveDone` as there is no stream: every byte after the head comes by range.
+    super(size, head, true);
     this.failure = new Promise<never>((_resolve, reject) => {
       this.rejectFailure = reject;
     });
@@ -162,11 +171,12 @@ class BlobRangeTransport extends PDFDataRangeTransport {
 let current: BlobRangeTransport | undefined;
 
 async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
-  const transport = new BlobRangeTransport(job.id, job.size);
+  const transport = new BlobRangeTransport(job.id, job.size, job.head);
   current = transport;
   const task = getDocument({
     range: transport,
     length: job.size,
+    rangeChunkSize: job.chunkBytes,
     // Only what is parsed is read: no background fetch of the rest, no stream of the whole file.
     disableAutoFetch: true,
     disableStream: true,
