@@ -219,7 +219,9 @@ export function createPendingThumbnails(
     if (closed || claims.has(id)) return;
     claim(id);
     waiting.push(id);
-    pump();
+    // Once the caller's answer is on its way: an upload's 201 does not wait for its thumbnail's
+    // first database reads and writes either (on SQLite they hold the event loop, a commit an fsync).
+    setImmediate(pump);
   }
 
   return {
