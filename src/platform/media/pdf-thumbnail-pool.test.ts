@@ -98,6 +98,8 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     expect([thumbnail.width, thumbnail.height]).toEqual([791, 1024]);
     const meta = await sharp(thumbnail.png).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['png', 791, 1024]);
+    // Opaque paper: three channels, no alpha to store.
+    expect([meta.channels, meta.hasAlpha]).toEqual([3, false]);
     // Page 1: red on the left half, white (paper) on the right; pages 2 and 3 are blue and green.
     expect(await pixel(thumbnail.png, 100, 500)).toEqual([255, 0, 0]);
     expect(await pixel(thumbnail.png, 690, 500)).toEqual([255, 255, 255]);
@@ -162,6 +164,15 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     // The trailer, the cross-reference table and page 1's objects: a few 64 KB ranges of 50 MB.
     expect(file.bytesRead).toBeLessThan(1024 * 1024);
     expect(file.reads).toBeLessThan(10);
+  });
+
+  it('reads a PDF within one 64 KB chunk once, with the job, and no more', async () => {
+    const small = threePagePdf();
+    expect(small.length).toBeLessThan(64 * 1024);
+    const file = source(small);
+    await shared.render(file);
+    // pdf.js takes the chunk it was given rather than asking for it again.
+    expect([file.reads, file.bytesRead]).toEqual([1, small.length]);
   });
 
   it('fails the render when the file cannot be read (deleted meanwhile), and goes on with the next', async () => {

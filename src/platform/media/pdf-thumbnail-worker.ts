@@ -10,7 +10,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 // The legacy build is the one pdf.js supports on Node: the modern build targets current browsers.
-import { getDocument, PDFDataRangeTransport, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import {
+  getDocument,
+  PDFDataRangeTransport,
+  PDFWorker,
+  VerbosityLevel,
+} from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 /** Given by the pool when it starts the worker. */
 export interface WorkerSettings {
@@ -18,11 +23,18 @@ export interface WorkerSettings {
   lowPriority: boolean;
 }
 
-/** Main thread → worker: render page 1 of a PDF of `size` bytes, whose bytes it asks for by range. */
+/**
+ * Main thread → worker: render page 1 of a PDF of `size` bytes. Its first chunk comes with the job;
+ * the worker asks for any other bytes by range.
+ */
 export interface ThumbnailJob {
   render: {
     id: number;
     size: number;
+    /** pdf.js's unit of reading: each range the worker asks for is whole chunks of this size. */
+    chunkBytes: number;
+    /** The file's first `chunkBytes` bytes (all of it when it is smaller). */
+    head: Uint8Array;
     /** The longer side of the PNG, in pixels. */
     maxSide: number;
     /** width × height of the PNG at most (binds before maxSide only for a configured large side). */
@@ -40,8 +52,12 @@ export type RangeAnswer =
 /** Why no thumbnail came out of a PDF that the worker did read. */
 export type RenderFailure = 'encrypted' | 'invalid_pdf' | 'render_failed' | 'read_failed';
 
+/**
+ * A drawn page: its pixels, RGBA row by row (opaque: the page is drawn on white paper). The pool
+ * encodes them into the PNG (pdf-thumbnail-pool.ts says why not here).
+ */
 type RenderReply =
-  | { id: number; ok: true; png: Uint8Array; width: number; height: number }
+  | { id: number; ok: true; pixels: Uint8Array; width: number; height: number }
   | { id: number; ok: false; reason: RenderFailure; errorName: string };
 
 export type ThumbnailReply =
@@ -108,17 +124,23 @@ export function fitScale(width: number, height: number, maxSide: number, maxPixe
   return Math.min(maxSide / Math.max(width, height), Math.sqrt(maxPixels / (width * height)));
 }
 
-interface NapiCanvas {
-  width: number;
-  height: number;
-  toBuffer(mime: 'image/png'): Buffer;
+/** A canvas of pdf.js's factory (@napi-rs/canvas) and its context. */
+interface DrawnCanvas {
+  canvas: {
+    width: number;
+    height: number;
+    /** The pixels, RGBA: a view of the canvas's own memory, valid until the canvas is destroyed. */
+    data(): Buffer;
+  };
+  context: CanvasRenderingContext2D;
 }
 
 const port = parentPort;
 
 /**
- * pdf.js reads the PDF through this, a range at a time (64 KB, pdf.js's default chunk), and with
- * auto-fetch off it asks only for what it parses: the trailer and cross-reference table at the end,
+ * pdf.js reads the PDF through this, a chunk at a time (64 KB), and with auto-fetch off it asks only
+ * for what it parses: the header (the first chunk, which comes with the job, so that a file within
+ * one chunk takes no round trip between threads), the trailer and cross-reference table at the end,
  * the catalog, the page tree and page 1's objects. A 50 MB deck with a sound cross-reference table
  * costs a few hundred KB of reads, and the worker never holds the file. A damaged table sends pdf.js
  * into its recovery scan, which reads the file through (the pool's size limit still bounds it).
@@ -133,9 +155,10 @@ class BlobRangeTransport extends PDFDataRangeTransport {
   constructor(
     readonly jobId: number,
     size: number,
+    head: Uint8Array,
   ) {
-    // No bytes up front; `progressiveDone` as there is no stream: every byte comes by range.
-    super(size, new Uint8Array(0), true);
+    // `progressiveDone` as there is no stream: every byte after the head comes by range.
+    super(size, head, true);
     this.failure = new Promise<never>((_resolve, reject) => {
       this.rejectFailure = reject;
     });
@@ -153,15 +176,29 @@ class BlobRangeTransport extends PDFDataRangeTransport {
   }
 }
 
+/**
+ * pdf.js's own "worker", which parses (on Node a fake one, on this same thread), shared by every
+ * document this thread renders: made anew for each document, as getDocument does by default, it
+ * cost about a fifth of a render's CPU (a 12-slide deck: 44–51 ms against 56–61 a render). Each
+ * document still has its own parser and caches, dropped when its loading task is destroyed.
+ */
+let pdfWorker: PDFWorker | undefined;
+function sharedPdfWorker() {
+  if (!pdfWorker || pdfWorker.destroyed) pdfWorker = new PDFWorker({ verbosity: VerbosityLevel.ERRORS });
+  return pdfWorker;
+}
+
 /** The transport of the job under way (one at a time per worker). */
 let current: BlobRangeTransport | undefined;
 
 async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
-  const transport = new BlobRangeTransport(job.id, job.size);
+  const transport = new BlobRangeTransport(job.id, job.size, job.head);
   current = transport;
   const task = getDocument({
+    worker: sharedPdfWorker(),
     range: transport,
     length: job.size,
+    rangeChunkSize: job.chunkBytes,
     // Only what is parsed is read: no background fetch of the rest, no stream of the whole file.
     disableAutoFetch: true,
     disableStream: true,
@@ -194,23 +231,31 @@ async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
     }
     // The document's own factory: the canvas pdf.js brings (@napi-rs/canvas), the one it draws on.
     const factory = doc.canvasFactory as {
-      create(w: number, h: number): { canvas: NapiCanvas; context: CanvasRenderingContext2D };
+      create(w: number, h: number): DrawnCanvas;
+      destroy(drawn: DrawnCanvas): void;
     };
-    const { canvas, context } = factory.create(width, height);
-    await orFailure(
-      page.render({
-        canvas: canvas as unknown as HTMLCanvasElement,
-        canvasContext: context,
-        viewport,
-        // A PDF page is opaque paper; without this a transparent page would come out black in viewers.
-        background: 'rgb(255, 255, 255)',
-      }).promise,
-    );
-    // Synchronous encode: this thread has nothing else to do, and the libuv pool stays free for
-    // the main thread's file I/O and sharp.
-    const png = new Uint8Array(canvas.toBuffer('image/png'));
+    const drawn = factory.create(width, height);
+    let pixels: Uint8Array;
+    try {
+      await orFailure(
+        page.render({
+          canvas: drawn.canvas as unknown as HTMLCanvasElement,
+          canvasContext: drawn.context,
+          viewport,
+          // A PDF page is opaque paper; without this a transparent page would come out black in viewers.
+          background: 'rgb(255, 255, 255)',
+        }).promise,
+      );
+      // Copied out of the canvas (`data()` is a view of its memory) into a buffer of its own, which
+      // moves to the main thread as it is.
+      pixels = new Uint8Array(drawn.canvas.data());
+    } finally {
+      // Its memory (4 bytes a pixel, outside the JavaScript heap) goes now, not whenever the garbage
+      // collector gets to the canvas.
+      factory.destroy(drawn);
+    }
     page.cleanup();
-    return { id: job.id, ok: true, png, width, height };
+    return { id: job.id, ok: true, pixels, width, height };
   } catch (error) {
     if (transport.failed !== undefined)
       return { id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed };
@@ -234,7 +279,7 @@ if (port) {
     if ('render' in message) {
       renderOnlyWhenIdle();
       void render(message.render).then((reply) => {
-        port.postMessage(reply, reply.ok ? [reply.png.buffer as ArrayBuffer] : []);
+        port.postMessage(reply, reply.ok ? [reply.pixels.buffer as ArrayBuffer] : []);
       });
     } else if ('data' in message) {
       const { id, begin, bytes } = message.data;

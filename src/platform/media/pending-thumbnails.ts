@@ -111,8 +111,9 @@ export function createPendingThumbnails(
     const pdf = blobPdfSource(deps.blobs, { key: job.parent_key, size: job.parent_size }, (n) => {
       bytesRead += n;
     });
-    // The render is counted once a worker asks for its first bytes, before it gets them: a PDF that
-    // takes the process down is counted at each start it did, and one that waited in a queue is not.
+    // The render is counted at its first read, once a worker is free for it and before the worker
+    // gets any bytes: a PDF that takes the process down is counted at each start it did, and one
+    // that waited in a queue is not.
     let tooManyAttempts = false;
     let counted: Promise<void> | undefined;
     const countAttempt = async () => {
@@ -214,7 +215,9 @@ export function createPendingThumbnails(
     if (closed || claims.has(id)) return;
     claim(id);
     waiting.push(id);
-    pump();
+    // Once the caller's answer is on its way: an upload's 201 does not wait for its thumbnail's
+    // first database reads and writes either (on SQLite they hold the event loop, a commit an fsync).
+    setImmediate(pump);
   }
 
   return {
