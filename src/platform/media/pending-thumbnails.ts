@@ -49,7 +49,11 @@ export interface PendingThumbnailOptions {
    * process must not do so at every start). Default 3.
    */
   maxAttempts?: number;
-  /** How often pending thumbnails that nobody makes are looked for again. Default a minute. */
+  /**
+   * How often pending thumbnails that nobody makes are looked for again. Default 10 s: a look is one
+   * read of the pending rows' index and one Redis call, and a thumbnail left by an instance that
+   * died then waits its lease (30 s) and at most this long.
+   */
   rescanMs?: number;
   /** Tests hold thumbnails pending here: awaited before each render, and before its PNG is stored. */
   hooks?: ThumbnailHooks;
@@ -99,8 +103,17 @@ export function createPendingThumbnails(
     }
   }
 
+  /**
+   * The jobs' rows are read one after the other, in queue order, so that renders reach the pool in
+   * the order their thumbnails were queued: first queued, first drawn (on PostgreSQL, reads side by
+   * side on several connections would answer in any order).
+   */
+  let lastRead: Promise<unknown> = Promise.resolve();
+
   async function makeOne(id: number) {
-    const job = await pendingThumbnailJob(ctx.db, id);
+    const read = lastRead.then(() => pendingThumbnailJob(ctx.db, id));
+    lastRead = read.catch(() => undefined);
+    const job = await read;
     // Made already, or its parent was deleted (the row with it).
     if (!job) return;
     await hook('beforeRender', id);
@@ -228,7 +241,7 @@ export function createPendingThumbnails(
         takeUpPending().catch((error: unknown) =>
           log.error({ err: error }, 'looking for pending PDF thumbnails failed; tried again later'),
         );
-      }, options.rescanMs ?? 60_000).unref();
+      }, options.rescanMs ?? 10_000).unref();
       return takeUpPending();
     },
 
