@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFor, type PlatformConfig } from '../env';
 import { testBackend, type TestBackend } from './backends';
+import { removeRedisKeys } from './redis';
 import { freePort } from './platform-server';
 
 /** How long a platform process may take to answer /healthz: node, tsx and the platform loading on a busy machine. */
@@ -95,6 +96,8 @@ export function childPlatformFixture(dataDirPrefix: string, env: Record<string, 
     },
     async dispose() {
       await this.kill();
+      const { redis } = await this.config();
+      if (redis) await removeRedisKeys(redis.keyPrefix);
       await backend?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
