@@ -96,9 +96,11 @@ export function childPlatformFixture(dataDirPrefix: string, env: Record<string, 
     },
     async dispose() {
       await this.kill();
-      const { redis } = await this.config();
-      if (redis) await removeRedisKeys(redis.keyPrefix);
-      await backend?.dispose();
+      if (backend) {
+        const { redis } = configFor({ DATA_DIR: dataDir, ...backend.env });
+        if (redis) await removeRedisKeys(redis.keyPrefix);
+        await backend.dispose();
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
