@@ -157,7 +157,8 @@ describe('an entity whose files come a page at a time', () => {
     );
     await waitFor(() => expect(document.activeElement?.closest('li')?.id).toBe('file-28'));
     expect(document.activeElement?.textContent).toBe('Open charter-28.csv');
-    expect(announced()).toContain('2 more files shown: all 4 files are shown.');
+    // The cards can show one render before the page counts as loaded; the words follow on the next.
+    await waitFor(() => expect(announced()).toContain('2 more files shown: all 4 files are shown.'));
     expect(screen.queryByRole('button', { name: 'Show more files' })).toBeNull();
   });
 
@@ -169,7 +170,7 @@ describe('an entity whose files come a page at a time', () => {
       await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(2));
       act(() => window.scrollToButton());
       await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(4));
-      expect(announced()).toContain('2 more files shown.');
+      await waitFor(() => expect(announced()).toContain('2 more files shown.'));
       // Only coming near loads: staying near does not go on by itself to the end of the list.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(asked.filter((path) => path.includes('cursor='))).toEqual([
@@ -178,7 +179,7 @@ describe('an entity whose files come a page at a time', () => {
       // Scrolled on to it again: the next page.
       act(() => window.scrollToButton());
       await waitFor(async () => expect(await cardsOf('Charter document')).toHaveLength(6));
-      expect(announced()).toContain('2 more files shown: all 6 files are shown.');
+      await waitFor(() => expect(announced()).toContain('2 more files shown: all 6 files are shown.'));
       expect(document.activeElement).toBe(document.body);
       expect(asked.filter((path) => path.includes('cursor='))).toEqual([
         '/v2/core/products/7/assets?cursor=2',
