@@ -16,6 +16,7 @@ import {
   type PdfThumbnailPool,
   type PdfThumbnailPoolOptions,
 } from './pdf-thumbnail-pool';
+import { scannedDeckPdf } from '../testing/scanned-deck';
 
 // Renders at normal priority: on a machine kept busy by other work, SCHED_IDLE renders would starve.
 const options = { workers: 1, timeoutMs: 10_000, maxBytes: 1 << 20, lowPriority: false };
@@ -164,6 +165,21 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     // The trailer, the cross-reference table and page 1's objects: a few 64 KB ranges of 50 MB.
     expect(file.bytesRead).toBeLessThan(1024 * 1024);
     expect(file.reads).toBeLessThan(10);
+  });
+
+  it('draws page 1 of a deck of scanned slides as pdfkit writes it, reading a small part of the file', async () => {
+    const deck = await scannedDeckPdf(20 * 1024 * 1024);
+    const file = source(deck);
+    const thumbnail = await pool({ maxBytes: deck.length }).render(file);
+    expect([thumbnail.width, thumbnail.height]).toEqual([1024, 576]);
+    // The slide's navy title bar (#1c3a73 under the grain) and its light paper below.
+    const navy = [0x1c, 0x3a, 0x73];
+    const bar = await pixel(thumbnail.png, 20, 20);
+    expect(bar.reduce<number>((off, value, i) => off + Math.abs(value! - navy[i]!), 0)).toBeLessThan(60);
+    expect(Math.min(...(await pixel(thumbnail.png, 20, 560)).map(Number))).toBeGreaterThan(190);
+    // Page 1's image (a megabyte), the table, and a 64 KB chunk at each page object: pdf.js walks
+    // the page tree to its last page, and pdfkit writes each page's object after that page's image.
+    expect(file.bytesRead).toBeLessThan(deck.length / 5);
   });
 
   it('reads a PDF within one 64 KB chunk once, with the job, and no more', async () => {
