@@ -9,7 +9,7 @@
  *   (S4 and S5 are steered by server CPU per request, hello world's ÷ ours; req/s beside it)
  *   P1–P4 and S4c, against other projects' servers: scripts/bench/peers.ts (npm run bench:peers)
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
- *   S8′, S9, S1p, S2p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
+ *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
  * With BENCH_BACKEND=postgres, the same run adds the scale-out backends (issue 15), each on a
