@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobTooLargeError, type StagedBlob } from './blob-store';
 import { newBlobKey } from './blob-intake';
 import { blobPrefix } from './s3-blob-store';
-import { countingSource, s3StoreUnderTest } from '../testing/blob-stores';
+import { countingSource, s3StoreUnderTest, startBlobWriter } from '../testing/blob-stores';
 import { testS3ClientConfig } from '../testing/s3';
 
 /** What only the S3 store promises: multipart uploads that never outlive a failure, paging, memory. */
@@ -150,34 +149,15 @@ for (let i = 0; i < 3; i++) void loop();
 `,
     );
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const reported = new Map<string, string>();
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        child.on('exit', () => reject(new Error('the writer stopped by itself')));
-        child.stdout.on('data', (data: Buffer) => {
-          output += data.toString();
-          const lines = output.split('\n');
-          output = lines.pop()!;
-          for (const line of lines) {
-            const [key, hash] = line.split(' ');
-            reported.set(key!, hash!);
-          }
-          if (reported.size >= 4) resolve();
-        });
-      });
+      const writer = await startBlobWriter(script, 4);
       // Once a multipart upload is open, so that the kill interrupts one.
       await expect
         .poll(async () => (await medium.traces()).some((trace) => trace.startsWith('upload:')))
         .toBe(true);
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
+      await writer.kill();
 
       // Every key the process reported is complete; every object under a key is whole.
-      for (const [key, hash] of reported) {
+      for (const [key, hash] of writer.reported) {
         const bytes = await buffer((await medium.store.open(key))!);
         expect(createHash('sha256').update(bytes).digest('hex')).toBe(hash);
       }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -123,3 +124,38 @@ export const storesUnderTest = [
   { kind: 'fs', open: async () => fsStoreUnderTest() },
   { kind: 's3', open: s3StoreUnderTest },
 ] as const;
+
+/**
+ * Runs `script` in a node process of its own: a writer that stages and commits blobs in a few loops
+ * until it is killed, printing "<key> <sha256>" for each one committed. Resolves once `count` have
+ * been reported, with what it has reported so far (and goes on filling it), and `kill` to SIGKILL
+ * it in the middle of its next uploads.
+ */
+export async function startBlobWriter(script: string, count: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const reported = new Map<string, string>();
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.on('exit', () => reject(new Error('the writer stopped by itself')));
+    child.stdout.on('data', (data: Buffer) => {
+      output += data.toString();
+      const lines = output.split('\n');
+      output = lines.pop()!;
+      for (const line of lines) {
+        const [key, hash] = line.split(' ');
+        reported.set(key!, hash!);
+      }
+      if (reported.size >= count) resolve();
+    });
+  });
+  return {
+    reported,
+    async kill() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
