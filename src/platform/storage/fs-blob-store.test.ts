@@ -138,30 +138,13 @@ describe('keys', () => {
     }
   });
 
-  it('refuses keys that could reach outside the store, and touches nothing', async () => {
+  // Malformed keys in general are the contract's (blob-store.test.ts); here, real files a path could reach.
+  it('refuses keys that name a file outside the store or a staged one, and touches neither', async () => {
     const outside = join(root, '..', `${randomBytes(8).toString('hex')}-sentinel`);
     writeFileSync(outside, 'must survive');
     const staged = await store.stage(Readable.from([Buffer.from('staged')]), { maxBytes: 10 });
-    const valid = randomBytes(32).toString('base64url');
     try {
-      const hostile = [
-        '',
-        '..',
-        '../../etc/passwd',
-        `../${outside.split(/[\\/]/).pop()!}`,
-        `tmp/${staged.key}`,
-        `${valid.slice(0, 40)}/..`,
-        `${valid.slice(0, 42)}/`,
-        `${valid.slice(0, 42)}.`,
-        `${valid}\n`,
-        `${valid}a`,
-        valid.slice(0, 42),
-        `${valid.slice(0, 41)}%2`,
-        `${valid.slice(0, 42)}é`,
-        `${valid.slice(0, 42)}\0`,
-        '/etc/passwd'.padEnd(43, 'a'),
-      ];
-      for (const key of hostile) {
+      for (const key of [`../${outside.split(/[\\/]/).pop()!}`, `tmp/${staged.key}`, outside]) {
         await expect(store.open(key)).rejects.toBeInstanceOf(InvalidBlobKeyError);
         await expect(store.size(key)).rejects.toBeInstanceOf(InvalidBlobKeyError);
         await expect(store.delete(key)).rejects.toBeInstanceOf(InvalidBlobKeyError);
