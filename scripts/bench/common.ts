@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, type IncomingMessage, request } from 'node:http';
+import sharp from 'sharp';
 
 /** utime + stime of a process (all its threads: libuv's pool, workers), in clock ticks of 1/100 s. */
 export function cpuTicks(pid: number) {
@@ -212,4 +213,23 @@ export function printRows(rows: BenchRow[]) {
     console.log(
       `| ${row.id} | ${row.measure} | ${row.ratio.toFixed(3)} | ${row.spread ? `${row.spread[0].toFixed(2)}–${row.spread[1].toFixed(2)}` : '—'} | ${row.beside ?? ''} | ${row.target} |`,
     );
+}
+
+/**
+ * A 4000 × 3000 photo-like JPEG (S7's and P3's source): noise blown up from a small image, so that
+ * it has smooth areas and edges, about the size a camera writes.
+ */
+export async function photoJpeg() {
+  const small = await sharp({
+    create: {
+      width: 400,
+      height: 300,
+      channels: 3,
+      background: { r: 0, g: 0, b: 0 },
+      noise: { type: 'gaussian', mean: 128, sigma: 50 },
+    },
+  })
+    .png()
+    .toBuffer();
+  return sharp(small).resize(4000, 3000, { kernel: 'cubic' }).jpeg({ quality: 85 }).toBuffer();
 }

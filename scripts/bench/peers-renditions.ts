@@ -10,7 +10,16 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { cpuTicks, median, roundRatios, startBenchPlatform, startNode, tickMicros, waitFor } from './common';
+import {
+  cpuTicks,
+  median,
+  photoJpeg,
+  roundRatios,
+  startBenchPlatform,
+  startNode,
+  tickMicros,
+  waitFor,
+} from './common';
 import type { PeerRow } from './peers';
 
 interface Render {
@@ -37,19 +46,7 @@ export async function benchRenditions(
   children: ChildProcess[],
   rounds: number,
 ): Promise<PeerRow[]> {
-  // A photo-like 12-megapixel JPEG: noise blown up from a small image (smooth areas and edges).
-  const small = await sharp({
-    create: {
-      width: 400,
-      height: 300,
-      channels: 3,
-      background: { r: 0, g: 0, b: 0 },
-      noise: { type: 'gaussian', mean: 128, sigma: 50 },
-    },
-  })
-    .png()
-    .toBuffer();
-  const photo = await sharp(small).resize(4000, 3000, { kernel: 'cubic' }).jpeg({ quality: 85 }).toBuffer();
+  const photo = await photoJpeg();
   const imageDir = join(work, 'images');
   mkdirSync(imageDir);
   writeFileSync(join(imageDir, 'photo.jpg'), photo);

@@ -23,6 +23,7 @@ import {
   type Load,
   load,
   median,
+  photoJpeg,
   printRows,
   roundRatios,
   sleep,
@@ -54,22 +55,10 @@ export async function benchRenditions(rounds = 5): Promise<BenchRow[]> {
     const staticDir = join(work, 'static');
     mkdirSync(staticDir);
 
-    // The files: 1 MB of "PDF" (a header and random bytes), and a 4000×3000 photo-like JPEG (noise
-    // blown up from a small image: smooth areas and edges, about the size a camera writes).
+    // The files: 1 MB of "PDF" (a header and random bytes), and a 12-megapixel photo-like JPEG.
     const document = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(1024 * 1024 - 9)]);
     writeFileSync(join(staticDir, 'document.pdf'), document);
-    const small = await sharp({
-      create: {
-        width: 400,
-        height: 300,
-        channels: 3,
-        background: { r: 0, g: 0, b: 0 },
-        noise: { type: 'gaussian', mean: 128, sigma: 50 },
-      },
-    })
-      .png()
-      .toBuffer();
-    const photo = await sharp(small).resize(4000, 3000, { kernel: 'cubic' }).jpeg({ quality: 85 }).toBuffer();
+    const photo = await photoJpeg();
     const photoPath = join(work, 'photo.jpg');
     writeFileSync(photoPath, photo);
 
