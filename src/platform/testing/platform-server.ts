@@ -74,12 +74,21 @@ export async function startPlatform(
     ...env,
   });
   let offset = 0;
-  const app = await buildPlatform(config, {
-    clock: () => Date.now() + offset,
-    logger: options.logger ?? false,
-    thumbnailHooks: options.thumbnailHooks,
-  });
-  await app.listen({ host: '127.0.0.1', port });
+  let app: Awaited<ReturnType<typeof buildPlatform>> | undefined;
+  try {
+    app = await buildPlatform(config, {
+      clock: () => Date.now() + offset,
+      logger: options.logger ?? false,
+      thumbnailHooks: options.thumbnailHooks,
+    });
+    await app.listen({ host: '127.0.0.1', port });
+  } catch (error) {
+    // A platform that does not start (tests of bad settings) leaves no schema or files behind.
+    await app?.close();
+    await backend.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   // A second instance finds the database seeded, so the web client's secret is the first one's.
   const webClient =
     shared?.webClient ??
