@@ -8,14 +8,14 @@
  * The assets are rows added through the platform's own database module in one transaction (as the
  * tests do): 110 100 uploads over HTTP would take an hour and measure uploads, not reads.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/platform/db/database';
 import { configFor } from '../../src/platform/env';
 import { insertAssetRows } from '../../src/platform/testing/bulk-assets';
-import { type BenchRow, issuerToken, latencies, median, roundRatios, stopAll, waitFor } from './common';
+import { type BenchRow, latencies, median, roundRatios, startBenchPlatform, stopAll } from './common';
 import { type Engines, startEngines } from './engines';
 
 const sizes = [100, 10_000, 100_000] as const;
@@ -68,28 +68,15 @@ export async function benchPaging(
   const work = mkdtempSync(join(tmpdir(), 'bench-paging-'));
   const children: ChildProcess[] = [];
   const port = backend === 'embedded' ? 4930 : 5620;
-  const platformUrl = `http://127.0.0.1:${port}`;
-  const dataDir = join(work, 'data');
   let engines: Engines | undefined;
   try {
     if (backend === 'scaled') engines = await startEngines(work, children);
-    children.push(
-      spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
-        env: {
-          ...process.env,
-          ...engines?.env,
-          DATA_DIR: dataDir,
-          DEMO_SEED: '1',
-          PLATFORM_PORT: String(port),
-          API_RATE_LIMIT: '100000000',
-          TOKEN_RATE_LIMIT: '100000',
-          LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-        },
-        stdio: 'ignore',
-      }),
+    const { platformUrl, token, dataDir } = await startBenchPlatform(
+      work,
+      port,
+      engines?.env ?? {},
+      children,
     );
-    await waitFor(`${platformUrl}/healthz`);
-    const token = await issuerToken(platformUrl, dataDir);
     const products = await seedProducts(dataDir, engines?.env ?? {});
     const headers = { authorization: `Bearer ${token}` };
     const url = (count: number) => `${platformUrl}/v2/core/products/${products[count]}`;

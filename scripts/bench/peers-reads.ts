@@ -11,30 +11,18 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { type Load, load, median, roundRatios, startBenchPlatform, startNode, waitFor } from './common';
 import type { PeerRow } from './peers';
+import { uploadLogo } from './upload';
 
 export async function benchReads(work: string, children: ChildProcess[], rounds: number): Promise<PeerRow[]> {
   const ours = await startBenchPlatform(work, 4960, {}, children);
   const auth = { authorization: `Bearer ${ours.token}` };
   // A small logo, as S4 reads.
-  const form = new FormData();
-  for (const [k, v] of Object.entries({ file_type: 'logo', assetable_type: 'Product', assetable_id: '1' }))
-    form.append(k, v);
-  const png = Buffer.from(
-    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f2d4f00000000049454e44ae426082',
-    'hex',
-  );
-  form.append('file', new Blob([png]), 'logo.png');
-  const response = await fetch(`${ours.platformUrl}/v2/core/assets`, {
-    method: 'POST',
-    headers: auth,
-    body: form,
-  });
-  const { asset } = (await response.json()) as { asset: { id: number } };
+  const assetId = await uploadLogo(ours.platformUrl, ours.token);
 
   const database = join(ours.dataDir, 'platform.sqlite');
   const bare = startNode(children, ['scripts/bench/servers.ts', 'bare-read', '4961', database]);
   // The same, sending every header of ours that the bare read does not.
-  const ourAnswer = await fetch(`${ours.platformUrl}/v2/core/assets/${asset.id}`, { headers: auth });
+  const ourAnswer = await fetch(`${ours.platformUrl}/v2/core/assets/${assetId}`, { headers: auth });
   const bareNames = new Set([
     'date',
     'connection',
@@ -49,7 +37,7 @@ export async function benchReads(work: string, children: ChildProcess[], rounds:
     BARE_READ_HEADERS: JSON.stringify(ourHeaders),
   });
   await Promise.all([waitFor('http://127.0.0.1:4961/'), waitFor('http://127.0.0.1:4962/')]);
-  const path = `/v2/core/assets/${asset.id}`;
+  const path = `/v2/core/assets/${assetId}`;
   const [oursBody, bareBody] = await Promise.all(
     [ours.platformUrl, 'http://127.0.0.1:4961'].map(async (base) =>
       (await fetch(base + path, { headers: auth })).text(),

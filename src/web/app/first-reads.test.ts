@@ -44,6 +44,20 @@ function recordRequests() {
   return seen;
 }
 
+/** The proxy renews the session to the token `renewed`; /me answers that token alone, others 401. */
+function renewsToAReadableMe() {
+  server.use(
+    http.post(tokenUrl, () =>
+      HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 }),
+    ),
+    http.get(`${platformUrl}/v2/core/me`, ({ request }) =>
+      request.headers.get('authorization') === 'Bearer renewed'
+        ? HttpResponse.json(me)
+        : new HttpResponse(null, { status: 401 }),
+    ),
+  );
+}
+
 /** The app's pieces as main.tsx builds them. */
 function app(config = testConfig({ me: true, entityReads: true })) {
   const session = new Session(config);
@@ -176,16 +190,7 @@ describe('the first reads as the page starts', () => {
 
   it('a proxy that does not read along: the reads go to the platform with the renewed token', async () => {
     localStorage.setItem('asset-manager.session', '1');
-    server.use(
-      http.post(tokenUrl, () =>
-        HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 }),
-      ),
-      http.get(`${platformUrl}/v2/core/me`, ({ request }) =>
-        request.headers.get('authorization') === 'Bearer renewed'
-          ? HttpResponse.json(me)
-          : new HttpResponse(null, { status: 401 }),
-      ),
-    );
+    renewsToAReadableMe();
     const seen = recordRequests();
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
@@ -196,16 +201,7 @@ describe('the first reads as the page starts', () => {
   it('a read answered 401 is renewed and asked again by the call that takes it, as any answer', async () => {
     sessionStorageUser('revoked-meanwhile');
     localStorage.setItem('asset-manager.session', '1');
-    server.use(
-      http.post(tokenUrl, () =>
-        HttpResponse.json({ access_token: 'renewed', token_type: 'bearer', expires_in: 3600 }),
-      ),
-      http.get(`${platformUrl}/v2/core/me`, ({ request }) =>
-        request.headers.get('authorization') === 'Bearer renewed'
-          ? HttpResponse.json(me)
-          : new HttpResponse(null, { status: 401 }),
-      ),
-    );
+    renewsToAReadableMe();
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
     expect((await started.platform.account())?.user.name).toBe('Ivy');
