@@ -148,7 +148,8 @@ describe.each(caches)('$kind rendition cache', ({ open }) => {
     await medium.plant(`v0/${newBlobKey()}/preview-w320.webp`);
     expect(await cache.removeLeftovers()).toBeGreaterThanOrEqual(1);
     expect(await cache.removeLeftovers()).toBe(0);
-    expect((await medium.traces()).filter((trace) => trace.includes('v0'))).toEqual([]);
+    // Nothing left in a folder named v0 (a random blob key may hold the letters "v0" itself).
+    expect((await medium.traces()).filter((trace) => trace.split('/').includes('v0'))).toEqual([]);
     expect(await read(key, 'preview-w160')).toEqual({ size: 7, bytes: Buffer.from('current') });
   });
 });
