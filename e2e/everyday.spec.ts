@@ -238,6 +238,43 @@ test('a PDF viewer loads while the person points at Open, the next PDF reuses it
   await expect(firstPage('2025.pdf')).toHaveAttribute('aria-busy', 'false');
 });
 
+test("a PDF opens on its first page's thumbnail while pdf.js is still loading", async ({ page }) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/2');
+  const decks = slot(page, 'Pitch deck');
+  await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('cover.pdf', ['Cover', 'Two']));
+  // The card shows the thumbnail once the platform has made it.
+  const preview = card(decks, 'cover.pdf').getByRole('img', { name: 'Preview of cover.pdf' });
+  await expect(preview).toBeVisible({ timeout: 60_000 });
+  const previewSrc = await preview.getAttribute('src');
+
+  // pdf.js's worker held back, as a slow phone network would: the document cannot open meanwhile.
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(/pdf\.worker[^/]*\.mjs$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  await card(decks, 'cover.pdf').getByRole('button', { name: 'Open cover.pdf' }).click();
+  const viewer = page.getByRole('dialog', { name: 'cover.pdf' });
+  await expect(viewer.getByRole('status')).toHaveText('Opening cover.pdf…');
+  // Page 1 is on screen already: the picture the card shows, loaded, as wide as the viewer.
+  const cover = viewer.locator('img.pdf-cover');
+  await expect(cover).toHaveAttribute('src', previewSrc!);
+  await expect
+    .poll(() => cover.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+    .toBe(true);
+  const coverBox = (await cover.boundingBox())!;
+  const mainBox = (await viewer.locator('.viewer-main').boundingBox())!;
+  expect(coverBox.width).toBeGreaterThan(mainBox.width * 0.9);
+
+  // Once pdf.js is there it draws the page, and the picture gives way to the drawing.
+  release();
+  await expect(viewer.getByRole('img', { name: 'Page 1 of 2' })).toHaveAttribute('aria-busy', 'false');
+  await expect(cover).toHaveCount(0);
+});
+
 test('an upload says how far it is, how fast and how long is left, then its row clears itself', async ({
   page,
 }) => {

@@ -8,9 +8,10 @@
  *   home      the signed-in home (the session is renewed through the proxy's cookie on load)
  *   entity    a product page with an image, a PDF and a CSV; INP from opening and closing a rename,
  *             and from committing one (Enter: the list shows the new name at once) and back
- *   viewer    on that page, opening the 12-page deck in the viewer: the time from the click until pdf.js
- *             has drawn page 1 (as LCP stops at the first input, this stands in for it) and the INP
- *             of the click that opens it
+ *   viewer    on that page, opening the 12-page deck in the viewer: the time from the click until
+ *             page 1 is on screen, as the platform's thumbnail or drawn by pdf.js, whichever is first
+ *             (as LCP stops at the first input, this stands in for it); beside it, until pdf.js has
+ *             drawn page 1; and the INP of the click that opens it
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -149,30 +150,48 @@ async function profiled(page: Page, cdp: CDPSession, name: string, load: () => P
 }
 
 /**
- * Opens `name` in the in-app viewer and answers how long until page 1 of the PDF was drawn (measured
- * in the page: a MutationObserver notes the moment its canvas stops being busy) and the INP of the
- * click that opened it.
+ * Opens `name` in the in-app viewer and answers how long until page 1 of the PDF was on screen (its
+ * cover, the platform's thumbnail, loaded; or its canvas drawn), how long until pdf.js had drawn it,
+ * and the INP of the click that opened it. Measured in the page, a frame at a time.
  */
 async function openViewer(page: Page, name: string) {
   await page.evaluate(() => {
-    const w = window as unknown as { __vitals: { inp: number }; __drawn?: Promise<number> };
+    type Timings = { __vitals: { inp: number }; __shown?: Promise<number>; __drawn?: Promise<number> };
+    const w = window as unknown as Timings;
     w.__vitals.inp = 0; // the rename interactions were counted already
-    w.__drawn = new Promise<number>((resolve) => {
-      const started = performance.now();
-      const observer = new MutationObserver(() => {
-        if (document.querySelector('canvas[aria-label^="Page 1 of"][aria-busy="false"]')) {
-          observer.disconnect();
-          resolve(performance.now() - started);
-        }
-      });
-      observer.observe(document.body, { subtree: true, childList: true, attributes: true });
-    });
+    const started = performance.now();
+    // Methods, not functions in variables: tsx would wrap those in a helper the page does not have.
+    const page1 = {
+      drawn() {
+        return document.querySelector('canvas[aria-label^="Page 1 of"][aria-busy="false"]') !== null;
+      },
+      covered() {
+        const cover = document.querySelector<HTMLImageElement>('img.pdf-cover');
+        return cover !== null && cover.complete && cover.naturalWidth > 0;
+      },
+      when(seen: () => boolean) {
+        return new Promise<number>((resolve) => {
+          const frames = {
+            look() {
+              if (seen()) resolve(performance.now() - started);
+              else requestAnimationFrame(frames.look);
+            },
+          };
+          requestAnimationFrame(frames.look);
+        });
+      },
+    };
+    w.__shown = page1.when(() => page1.covered() || page1.drawn());
+    w.__drawn = page1.when(() => page1.drawn());
   });
   await page.getByRole('button', { name: `Open ${name}` }).click();
-  const drawnMs = await page.evaluate(() => (window as unknown as { __drawn: Promise<number> }).__drawn);
+  const { shownMs, drawnMs } = await page.evaluate(async () => {
+    const w = window as unknown as { __shown: Promise<number>; __drawn: Promise<number> };
+    return { shownMs: await w.__shown, drawnMs: await w.__drawn };
+  });
   const { inp } = await readVitals(page);
   await page.keyboard.press('Escape');
-  return { drawnMs, inp };
+  return { shownMs, drawnMs, inp };
 }
 
 async function readVitals(page: Page): Promise<Vitals & { timeline: string }> {
@@ -290,7 +309,7 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
       home: [],
       entity: [],
     };
-    const viewer: { drawnMs: number; inp: number }[] = [];
+    const viewer: { shownMs: number; drawnMs: number; inp: number }[] = [];
     for (let i = 0; i < rounds; i++) {
       const signedOut = await browser.newContext(phone);
       const landing = await signedOut.newPage();
@@ -365,15 +384,18 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
           target: '≤ 0.8',
         });
     }
+    const shown = median(viewer.map((s) => s.shownMs));
     const drawn = median(viewer.map((s) => s.drawnMs));
     const viewerInp = median(viewer.map((s) => s.inp));
     console.log(
-      `  viewer: page 1 of the deck drawn ${drawn.toFixed(0)} ms after the click, INP ${viewerInp.toFixed(0)} ms`,
+      `  viewer: page 1 of the deck on screen ${shown.toFixed(0)} ms after the click (its thumbnail), ` +
+        `drawn by pdf.js ${drawn.toFixed(0)} ms after it, INP ${viewerInp.toFixed(0)} ms`,
     );
     rows.push({
       id: 'W4',
-      measure: 'viewer: page 1 drawn ÷ 2.5 s',
-      ratio: drawn / good.lcp,
+      measure: 'viewer: page 1 on screen ÷ 2.5 s',
+      ratio: shown / good.lcp,
+      beside: `drawn by pdf.js ${(drawn / good.lcp).toFixed(2)}`,
       target: '≤ 0.8',
     });
     rows.push({

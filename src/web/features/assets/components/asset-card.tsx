@@ -12,13 +12,11 @@ import { audienceOf, privacyMatters } from '../audience';
 import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
 import { viewableAs } from '../viewable';
 import { CroppedImage } from './cropped-image';
+import { previewWidth } from './preview-width';
 
 const CropDialog = lazy(() => import('./crop-dialog'));
 const loadFileViewer = () => import('./file-viewer');
 const FileViewer = lazy(loadFileViewer);
-
-/** Previews are small renditions, never originals, where the platform makes them (performance.md W3). */
-const previewWidth = 320;
 
 const isImage = (file: StoredFile) => viewableAs(file) === 'image';
 

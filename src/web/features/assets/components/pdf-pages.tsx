@@ -17,10 +17,16 @@ const workers = new WeakMap<Worker, PDFWorker>();
 export default function PdfPages({
   url,
   name,
+  cover,
+  onOpened,
   onUnreadable,
 }: {
   url: string;
   name: string;
+  /** Page 1 as a picture (the platform's thumbnail), shown under its canvas until pdf.js has drawn it. */
+  cover?: string;
+  /** Called once the document is open and its pages are about to show (nothing shows until then). */
+  onOpened: () => void;
   onUnreadable: () => void;
 }) {
   const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);
@@ -40,6 +46,7 @@ export default function PdfPages({
         if (cancelled) return;
         setPageRatio(first.height / first.width);
         setPdf(opened);
+        onOpened();
       } catch (error) {
         // A damaged file, or a platform whose download URLs a page may not read (no CORS); or the
         // worker failed, and the next PDF should not inherit it.
@@ -54,14 +61,9 @@ export default function PdfPages({
       cancelled = true;
       void task.destroy();
     };
-  }, [url, onUnreadable]);
+  }, [url, onOpened, onUnreadable]);
 
-  if (!pdf)
-    return (
-      <p className="status" role="status">
-        Opening {name}…
-      </p>
-    );
+  if (!pdf) return null;
   const total = pdf.numPages;
   return (
     // Scrolls on its own beside the decision form: focusable, so the keyboard can scroll it too.
@@ -70,7 +72,13 @@ export default function PdfPages({
       <ol className="pdf-page-list">
         {Array.from({ length: total }, (_, i) => (
           <li key={i}>
-            <PdfPage pdf={pdf} number={i + 1} total={total} ratio={pageRatio} />
+            <PdfPage
+              pdf={pdf}
+              number={i + 1}
+              total={total}
+              ratio={pageRatio}
+              cover={i === 0 ? cover : undefined}
+            />
           </li>
         ))}
       </ol>
@@ -83,11 +91,13 @@ function PdfPage({
   number,
   total,
   ratio,
+  cover,
 }: {
   pdf: PDFDocumentProxy;
   number: number;
   total: number;
   ratio: number;
+  cover?: string;
 }) {
   const frame = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -129,6 +139,7 @@ function PdfPage({
 
   return (
     <div ref={frame} className="pdf-page" style={{ aspectRatio: `1 / ${ratio}` }}>
+      {cover && !drawn && <img className="pdf-cover" src={cover} alt="" />}
       <canvas ref={canvas} role="img" aria-label={`Page ${number} of ${total}`} aria-busy={!drawn} />
     </div>
   );
