@@ -58,8 +58,14 @@ export function issuerToken(platformUrl: string, dataDir: string): Promise<strin
 }
 
 /** Starts `node --import tsx ARGS` for the bench, quiet, remembered in `children` to be stopped after. */
-export function startNode(children: ChildProcess[], args: string[], env: Record<string, string> = {}) {
+export function startNode(
+  children: ChildProcess[],
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: 'ignore',
   });
@@ -81,25 +87,31 @@ export async function stopAll(children: ChildProcess[]) {
 
 /**
  * A platform of the bench's own, in `work/data-PORT`, with the demo data and rate limits out of the
- * way, and an issuer's access token for it.
+ * way, and an issuer's access token for it. `checkout` runs another copy of the code (bench:against).
  */
 export async function startBenchPlatform(
   work: string,
   port: number,
   env: Record<string, string>,
   children: ChildProcess[],
+  checkout?: string,
 ) {
   const platformUrl = `http://127.0.0.1:${port}`;
   const dataDir = join(work, `data-${port}`);
-  const child = startNode(children, ['src/platform/main.ts'], {
-    DATA_DIR: dataDir,
-    DEMO_SEED: '1',
-    PLATFORM_PORT: String(port),
-    API_RATE_LIMIT: '100000000',
-    TOKEN_RATE_LIMIT: '100000',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    ...env,
-  });
+  const child = startNode(
+    children,
+    ['src/platform/main.ts'],
+    {
+      DATA_DIR: dataDir,
+      DEMO_SEED: '1',
+      PLATFORM_PORT: String(port),
+      API_RATE_LIMIT: '100000000',
+      TOKEN_RATE_LIMIT: '100000',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      ...env,
+    },
+    checkout,
+  );
   await waitFor(`${platformUrl}/healthz`);
   const token = await issuerToken(platformUrl, dataDir);
   return { platformUrl, token, pid: child.pid!, dataDir };

@@ -52,7 +52,7 @@ const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/pac
  * The baseline: pdf.js as its Node example uses it (fonts from its own folder), page 1 fitted
  * within 1024 px, drawn on the canvas pdf.js brings, encoded to PNG. Milliseconds and PNG bytes.
  */
-async function bareRender(pdf: Buffer) {
+export async function bareRender(pdf: Buffer) {
   const cpu = process.cpuUsage();
   const started = performance.now();
   const doc = await getDocument({
@@ -83,7 +83,7 @@ async function bareRender(pdf: Buffer) {
  * One create request of `deck` (a pitch deck, or with `fileType` another type); answers its time, its
  * id and its thumbnail's. Throws without a thumbnail unless `thumbnails` says the platform makes none.
  */
-async function createDeck(
+export async function createDeck(
   platformUrl: string,
   token: string,
   deck: Buffer,
@@ -115,7 +115,7 @@ async function createDeck(
  * Polls the thumbnail until it is made (no longer `pending`); throws if it was given up. Answers when
  * the platform made it: its `updated_at`, stamped as its row was completed (epoch milliseconds).
  */
-async function thumbnailReady(platformUrl: string, token: string, thumbnailId: string, everyMs = 5) {
+export async function thumbnailReady(platformUrl: string, token: string, thumbnailId: string, everyMs = 5) {
   for (;;) {
     const response = await fetch(`${platformUrl}/v2/core/assets/${thumbnailId}`, {
       headers: { authorization: `Bearer ${token}` },
