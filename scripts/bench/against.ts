@@ -29,7 +29,7 @@ import {
   tickMicros,
   type BenchRow,
 } from './common';
-import { bareRender, createDeck, thumbnailReady } from './thumbnails';
+import { bareRender, createDeck, uploadToReady } from './thumbnails';
 
 const [ref, roundsArg] = process.argv.slice(2);
 if (!ref) {
@@ -37,6 +37,10 @@ if (!ref) {
   process.exit(2);
 }
 const rounds = Number(roundsArg ?? 20);
+if (!Number.isSafeInteger(rounds) || rounds < 1) {
+  console.error(`rounds must be a whole number of at least 1, not ${roundsArg}`);
+  process.exit(2);
+}
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
 const lock = (at: string) => git('show', `${at}:package-lock.json`);
 if (lock(ref) !== readFileSync('package-lock.json', 'utf8').trim()) {
@@ -71,15 +75,6 @@ try {
     });
     return ((cpuTicks(pid) - ticks) * tickMicros) / answered.length;
   };
-  const toReady = async (version: Version) => {
-    const { platformUrl, token, pid } = versions[version];
-    const ticks = cpuTicks(pid);
-    const started = performance.now();
-    const created = await createDeck(platformUrl, token, deck);
-    await thumbnailReady(platformUrl, token, created.thumbnailId!);
-    const ms = performance.now() - started;
-    return { ms, cpuMs: ((cpuTicks(pid) - ticks) * tickMicros) / 1000 };
-  };
 
   /** Which goes first alternates round by round. */
   const order = (round: number): Version[] => (round % 2 === 0 ? ['theirs', 'ours'] : ['ours', 'theirs']);
@@ -95,7 +90,7 @@ try {
   for (let i = 0; i < rounds + 2; i++) {
     for (const version of order(i)) {
       const bare = await bareRender(deck);
-      const made = await toReady(version);
+      const made = await uploadToReady(versions[version], deck);
       if (i < 2) continue;
       ready[version].push(made.ms / bare.ms);
       readyCpu[version].platformMs += made.cpuMs;

@@ -128,6 +128,25 @@ export async function thumbnailReady(platformUrl: string, token: string, thumbna
 }
 
 /**
+ * S8′'s measure: one upload of `deck` until its thumbnail is ready, as a client polling every 5 ms
+ * sees it (`ms`), as the platform recorded it (`madeMs`), and the platform's CPU meanwhile (`cpuMs`,
+ * in clock ticks of 10 ms: sum it over rounds).
+ */
+export async function uploadToReady(
+  platform: { platformUrl: string; token: string; pid: number },
+  deck: Buffer,
+) {
+  const { platformUrl, token, pid } = platform;
+  const ticks = cpuTicks(pid);
+  const started = performance.now();
+  const created = await createDeck(platformUrl, token, deck);
+  const madeAt = await thumbnailReady(platformUrl, token, created.thumbnailId!);
+  const ms = performance.now() - started;
+  const cpuMs = ((cpuTicks(pid) - ticks) * tickMicros) / 1000;
+  return { ms, madeMs: madeAt - created.startedAt, cpuMs, id: created.id };
+}
+
+/**
  * S9's uploads run in a process of their own, so that building and sending them does not slow the
  * process that times the GET requests: the measure is the platform's latency, not the client's.
  * It prints a line per upload, the first one once the uploads are under way. With `perSecond`, the
@@ -210,15 +229,6 @@ export async function benchThumbnails(rounds = 5): Promise<BenchRow[]> {
 
     // A realistic deck: 12 slides of text, charts and shapes (Helvetica, compressed streams).
     const deck = deckPdf(12);
-    const uploadToReady = async () => {
-      const ticks = cpuTicks(pid);
-      const started = performance.now();
-      const created = await createDeck(platformUrl, token, deck);
-      const madeAt = await thumbnailReady(platformUrl, token, created.thumbnailId!);
-      const ms = performance.now() - started;
-      const cpuMs = ((cpuTicks(pid) - ticks) * tickMicros) / 1000;
-      return { ms, madeMs: madeAt - created.startedAt, cpuMs, id: created.id };
-    };
 
     // S8′: single requests are short and noisy, so more rounds than the throughput measures; the
     // first two warm both sides up (JIT, pdf.js and its fonts, the platform's worker) and do not count.
@@ -232,7 +242,7 @@ export async function benchThumbnails(rounds = 5): Promise<BenchRow[]> {
     let probeId = 0;
     for (let i = 0; i < 2 * rounds + 2; i++) {
       const baseline = await bareRender(deck);
-      const ready = await uploadToReady();
+      const ready = await uploadToReady({ platformUrl, token, pid }, deck);
       probeId = ready.id;
       if (i < 2) continue;
       bare.push(baseline.ms);
