@@ -11,3 +11,17 @@ afterEach(() => {
   localStorage.clear();
   sessionStorage.clear();
 });
+
+// jsdom has <dialog> but not its modal methods (jsdom 26). What the app's Dialog needs of them: open
+// shows the dialog's contents to queries by role, close hides them again. Inertness of the rest of the
+// page and Escape are the browser's, and the end-to-end tests meet them in Chromium.
+if (typeof HTMLDialogElement !== 'undefined' && !HTMLDialogElement.prototype.showModal) {
+  HTMLDialogElement.prototype.showModal = function showModal(this: HTMLDialogElement) {
+    this.open = true;
+  };
+  HTMLDialogElement.prototype.close = function close(this: HTMLDialogElement) {
+    if (!this.open) return;
+    this.open = false;
+    this.dispatchEvent(new Event('close'));
+  };
+}
