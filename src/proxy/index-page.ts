@@ -1,4 +1,6 @@
 import type { AppConfig } from '../shared/api/app-config';
+import { fileTypesFor, slotHint } from '../shared/assets/file-types';
+import type { EntityKind } from '../shared/entities/entity-kinds';
 import { proxyPaths } from './oauth-routes';
 
 /**
@@ -15,9 +17,10 @@ export interface ShellChoice {
    * person, or anyone on a deeper page, sees the header and a loading status, as the app shows them
    * until its page is ready, never a flash of the sign-in page. At / with a session, where the platform
    * says who is signed in (`/v2/core/me`), the home as it loads: room for the greeting, what the page is
-   * for, and a loading status where the files will be.
+   * for, and a loading status where the files will be. On an entity page with a session, where the
+   * platform reads entities, the page's outline as it loads (`{ entity }`).
    */
-  shell: 'landing' | 'home' | 'loading';
+  shell: 'landing' | 'home' | 'loading' | { entity: EntityKind };
   /** "Sign in" was pressed before the app had loaded (index.html's form): the button shows it is on its way. */
   signInPending: boolean;
   /** The browser holds a session: the header shows the user menu's rows, so it does not grow when the menu appears. */
@@ -42,6 +45,26 @@ const homeLoading =
   '<div class="heading-placeholder" aria-hidden="true"></div>' +
   '<p class="lead">Choose what you want to manage files for.</p>' +
   loadingStatus('Loading your files…');
+/** Text for HTML content: the catalog's words are ours, but an apostrophe's neighbours may not stay so. */
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+/**
+ * An entity page as the app shows it while the entity loads (entity-page.tsx's `EntityLoading`): where
+ * it sits, its kind, room for its name, and its first slot with the loading status where its files
+ * will be. The first slot's words are most of what a phone shows of the page at first.
+ */
+function entityLoading(kind: EntityKind): string {
+  const label = escapeHtml(kind.singular);
+  const first = fileTypesFor(kind.type)[0]!;
+  return (
+    `<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">Home</a> <span aria-hidden="true">/</span> ${label}</nav>` +
+    `<h1><span class="eyebrow">${label}</span> <span class="name-placeholder" aria-hidden="true"></span></h1>` +
+    '<div class="slots"><section class="slot card"><div class="slot-head">' +
+    `<h2>${escapeHtml(first.label)}</h2><p class="hint">${escapeHtml(slotHint(first))}</p></div>` +
+    loadingStatus(`Loading the ${label.toLowerCase()}…`) +
+    '</section></div>'
+  );
+}
 /**
  * The user menu (layout.tsx) as it is before the account has come: the Offerings link, which works
  * without the app, the name's row still empty, and the room of "Sign out", kept invisible until the
@@ -84,7 +107,12 @@ export function renderIndexPage(template: string, choice: ShellChoice, config: A
   const end = page.indexOf(pageEnd);
   if (start === -1 || end < start) return page;
   if (choice.shell !== 'landing') {
-    const shell = choice.shell === 'home' ? homeLoading : loadingStatus('Loading…');
+    const shell =
+      choice.shell === 'home'
+        ? homeLoading
+        : choice.shell === 'loading'
+          ? loadingStatus('Loading…')
+          : entityLoading(choice.shell.entity);
     page = page.slice(0, start + pageStart.length) + shell + page.slice(end);
   } else if (choice.signInPending) {
     page =

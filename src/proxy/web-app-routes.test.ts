@@ -213,7 +213,7 @@ describe('the page painted before the app runs (W4)', () => {
       ['/products/7', ''],
       ['/auth/callback?code=abc&state=xyz', ''],
       ['/', 'am_session=1'],
-      ['/accreditations/3', 'other=2; am_session=1'],
+      ['/offerings', 'other=2; am_session=1'],
     ] as const) {
       const answer = await page(proxy, path, cookie ? { cookie } : {});
       expect(answer.text, path).toContain('<header class="site-header">');
@@ -250,13 +250,53 @@ describe('the page painted before the app runs (W4)', () => {
     expect(home.text).not.toContain(loadingStatus);
     expect(home.text).not.toContain(landingHeading);
     // Only the home: deeper pages, and / without a session, are as before.
-    expect((await page(withMe, '/products/7', { cookie: 'am_session=1' })).text).toContain(loadingStatus);
+    expect((await page(withMe, '/offerings', { cookie: 'am_session=1' })).text).toContain(loadingStatus);
     expect((await page(withMe, '/')).text).toContain(landingHeading);
     // A platform without /me, or one not known to have it: the app's home is another page.
     for (const me of [false, null]) {
       const answer = await page(await proxyWith({}, probed(me)), '/', { cookie: 'am_session=1' });
       expect(answer.text, String(me)).toContain(loadingStatus);
       expect(answer.text, String(me)).not.toContain('heading-placeholder');
+    }
+  });
+
+  it("paints an entity page's outline as it loads, with a session, where the platform reads entities", async () => {
+    const probed = (entityReads: boolean | null) => async (): Promise<ProbeResult> => ({
+      reachable: true,
+      cors: { direct: true, idempotencyKey: true, ifMatch: true },
+      oauth: { revoke: true, refreshGrant: true },
+      api: { me: true, entityReads, renditions: true, review: true, reviewHistory: true, offerings: true },
+    });
+    const reads = await proxyWith({}, probed(true));
+    const product = await page(reads, '/products/7', { cookie: 'am_session=1' });
+    // Where the page sits, its kind with room for the name, and its first slot as the app shows it,
+    // with the loading status where that slot's files will be.
+    expect(product.text).toContain(
+      '<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">Home</a> <span aria-hidden="true">/</span> Product</nav>' +
+        '<h1><span class="eyebrow">Product</span> <span class="name-placeholder" aria-hidden="true"></span></h1>' +
+        '<div class="slots"><section class="slot card"><div class="slot-head"><h2>Business plan</h2>' +
+        '<p class="hint">How the company behind the product plans to run its business and make money. ' +
+        'Accepts a PDF, image, Office document, CSV or text file up to 100 MB. ' +
+        'Holds one file: a new upload replaces it.</p></div>' +
+        '<p class="status" role="status"><span class="spinner" aria-hidden="true"></span> Loading the product…</p>' +
+        '</section></div>',
+    );
+    expect(product.text).not.toContain(loadingStatus);
+    // Each kind its own words; an address that names no entity gets the plain loading status.
+    const accreditation = (await page(reads, '/accreditations/3/', { cookie: 'am_session=1' })).text;
+    expect(accreditation).toContain('<span class="eyebrow">Accreditation</span>');
+    expect(accreditation).toContain('Loading the accreditation…');
+    for (const path of ['/products/0', '/products/abc', '/planets/7', '/products/7/more'])
+      expect((await page(reads, path, { cookie: 'am_session=1' })).text, path).toContain(loadingStatus);
+    // Without a session the app asks the person to sign in: no outline of a page they will not see.
+    expect((await page(reads, '/products/7')).text).toContain(loadingStatus);
+    // A platform without entity reads, or not known to have them: the app's entity page is another.
+    for (const entityReads of [false, null]) {
+      const answer = await page(await proxyWith({}, probed(entityReads)), '/products/7', {
+        cookie: 'am_session=1',
+      });
+      expect(answer.text, String(entityReads)).toContain(loadingStatus);
+      expect(answer.text, String(entityReads)).not.toContain('name-placeholder');
     }
   });
 

@@ -7,6 +7,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import type { AppConfig } from '../shared/api/app-config';
+import { entityAt } from '../shared/entities/entity-kinds';
 import type { ProxyConfig } from './env';
 import { isOAuthPath } from './errors';
 import { renderIndexPage, signInParameter, type ShellChoice } from './index-page';
@@ -115,14 +116,19 @@ class EncodedPages {
 
 /**
  * What the first paint shows for this request (index-page.ts). The home's own shell only where the
- * platform is known to say who is signed in: without `/me` the app's home is another page.
+ * platform is known to say who is signed in: without `/me` the app's home is another page; an entity
+ * page's outline likewise only where the platform reads entities, and only with a session (without one
+ * the app asks the person to sign in).
  */
 function shellFor(request: FastifyRequest, path: string, view: PlatformView | null): ShellChoice {
   const signedIn = request.cookies[sessionHintCookie.name] === '1';
   const query = new URLSearchParams(request.url.split('?')[1] ?? '');
   const home = view?.capabilities.me === true ? 'home' : 'loading';
+  const entity = entityAt(path);
+  // Without entity reads the app's entity page is another (files uploaded from this browser only).
+  const entityShell = signedIn && entity && view?.capabilities.entityReads === true;
   return {
-    shell: path !== '/' ? 'loading' : signedIn ? home : 'landing',
+    shell: path === '/' ? (signedIn ? home : 'landing') : entityShell ? { entity: entity.kind } : 'loading',
     signInPending: query.has(signInParameter),
     signedIn,
   };

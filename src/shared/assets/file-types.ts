@@ -333,6 +333,20 @@ export function describeAccepts(fileType: FileTypeRef): string {
     : 'a PDF, image, Office document, CSV or text file';
 }
 
+/**
+ * What a slot says under its name: what the file is for, what it takes and how it behaves. The same
+ * words in the app's slot (asset-slot.tsx) and in the outline of an entity page that the proxy paints
+ * before the app has loaded (src/proxy/index-page.ts), so that nothing changes when the app takes over.
+ */
+export function slotHint(fileType: FileTypeInfo): string {
+  const limit = `${Math.floor(maxBytesFor(fileType) / megabyte)} MB`;
+  return (
+    `${fileType.purpose}. Accepts ${describeAccepts(fileType)} up to ${limit}` +
+    `${fileType.privateByDefault ? '; private when uploaded' : ''}.` +
+    (fileType.singleFile ? ' Holds one file: a new upload replaces it.' : '')
+  );
+}
+
 // Rounded up for the file and down for the limit, so that a file just over the limit never reads
 // "25 MB; the limit … is 25 MB".
 const sizeOfFile = (bytes: number) => `${Math.ceil((bytes / megabyte) * 10) / 10} MB`;

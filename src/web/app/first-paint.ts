@@ -1,6 +1,6 @@
 import type { DataRouter } from 'react-router';
 import { accountQuery, entityFilesQuery } from '../features/entities/api/queries';
-import { entityAt } from '../features/entities/entity-kinds';
+import { entityAt } from '../../shared/entities/entity-kinds';
 import type { Services } from '../lib/services';
 import type { Session } from '../lib/session';
 import { signInParameter } from './first-reads';

@@ -1,6 +1,6 @@
 import { apiPaths } from '../../shared/api/paths';
 import type { AppConfig } from '../../shared/api/app-config';
-import { entityAt } from '../features/entities/entity-kinds';
+import { entityAt } from '../../shared/entities/entity-kinds';
 import type { FirstResponses } from '../lib/platform/first-responses';
 import type { PlatformHttp } from '../lib/platform/http';
 import type { ReadAlong, Session } from '../lib/session';

@@ -302,3 +302,38 @@ describe('an entity whose files come all at once (a platform with the spec’s l
     expect(asked).toEqual(['/v2/core/products/7']);
   });
 });
+
+describe('an entity page while its entity loads', () => {
+  it('shows where it is, what kind of entity, and its first slot, then the name and the files in place', async () => {
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const { asked } = pagedProduct([charter(5)]);
+    server.use(
+      http.get(api('/v2/core/products/7'), async () => {
+        await held;
+        asked.push('/v2/core/products/7');
+        return HttpResponse.json({
+          product: { id: 7, name: 'Solar', links: { assets: '/v2/core/products/7/assets' } },
+          assets: [charter(5)],
+          next_cursor: null,
+        });
+      }),
+    );
+    renderRoutes(routes, '/products/7');
+    // The outline the proxy paints too (src/proxy/index-page.ts): the same words, nothing yet invented.
+    expect((await screen.findByRole('status')).textContent?.trim()).toBe('Loading the product…');
+    expect(screen.getByRole('navigation', { name: 'Breadcrumb' }).textContent).toBe('Home / Product');
+    expect(screen.getByRole('heading', { level: 1 }).textContent?.trim()).toBe('Product');
+    expect(screen.getByRole('heading', { level: 2, name: 'Business plan' })).toBeTruthy();
+    expect(
+      screen.getByText(/^How the company behind the product plans to run its business and make money\./),
+    ).toBeTruthy();
+    expect(screen.queryByRole('heading', { level: 2, name: 'Charter document' })).toBeNull();
+
+    act(() => answer());
+    expect(await screen.findByRole('heading', { level: 1, name: 'Product Solar' })).toBeTruthy();
+    expect(await cardsOf('Charter document')).toEqual(['charter-5.csv']);
+    expect(screen.queryByText('Loading the product…')).toBeNull();
+    expect(screen.getByRole('region', { name: 'Business plan' })).toBeTruthy();
+  });
+});

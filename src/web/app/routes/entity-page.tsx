@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { fileTypesFor } from '../../../shared/assets/file-types';
+import { fileTypesFor, slotHint } from '../../../shared/assets/file-types';
 import { focusCard } from '../../features/assets/components/asset-card';
 import { AssetSlot } from '../../features/assets/components/asset-slot';
 import {
@@ -10,7 +10,7 @@ import {
   uploadedHereQuery,
   useEntityFiles,
 } from '../../features/entities/api/queries';
-import { entityHref, entityOf, kindOfType } from '../../features/entities/entity-kinds';
+import { entityHref, entityOf, kindOfType } from '../../../shared/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
 import { reviewKeys } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
@@ -76,7 +76,7 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
       void queryClient.invalidateQueries({ queryKey: entityKeys.account() });
   }, [queryClient, reviewHere, reviewListed]);
 
-  if (entity.isPending) return <Loading label={`Loading the ${label.toLowerCase()}…`} />;
+  if (entity.isPending) return <EntityLoading entity={ref} label={label} />;
   // Once the entity is there, a page after the first that fails says so beside its "Try again".
   if (entity.data === undefined) {
     return (
@@ -149,6 +149,36 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
         />
       )}
       {ref.type === 'Accreditation' && listed && <HistoryList accreditationId={ref.id} />}
+    </>
+  );
+}
+
+/**
+ * The page while its entity loads: what is known of it without the platform (where it sits, what kind
+ * of entity it is, its first slot) and room for its name, with the loading status where the first
+ * slot's files will be. The proxy paints the same outline before the app has loaded (index-page.ts in
+ * src/proxy), so the page takes shape at once on a slow phone and stays put when the app takes over;
+ * what only the platform knows (the name, related entities, a review) comes with the files.
+ */
+function EntityLoading({ entity, label }: { entity: EntityRef; label: string }) {
+  const first = fileTypesFor(entity.type)[0]!;
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to="/">Home</Link> <span aria-hidden="true">/</span> {label}
+      </nav>
+      <h1>
+        <span className="eyebrow">{label}</span> <span className="name-placeholder" aria-hidden="true" />
+      </h1>
+      <div className="slots">
+        <section className="slot card">
+          <div className="slot-head">
+            <h2>{first.label}</h2>
+            <p className="hint">{slotHint(first)}</p>
+          </div>
+          <Loading label={`Loading the ${label.toLowerCase()}…`} />
+        </section>
+      </div>
     </>
   );
 }

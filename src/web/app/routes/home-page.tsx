@@ -2,7 +2,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLoaderData, useLocation } from 'react-router';
 import { accountQuery, entityFilesQuery } from '../../features/entities/api/queries';
-import { entityHref, entityKinds } from '../../features/entities/entity-kinds';
+import { entityHref, entityKinds } from '../../../shared/entities/entity-kinds';
 import { OpenByNumber } from '../../features/entities/open-by-number';
 import { ReviewBadge } from '../../features/review/review-badge';
 import { usePageTitle } from '../../components/ui/page-title';

@@ -1,4 +1,4 @@
-import { entityHref } from '../../features/entities/entity-kinds';
+import { entityHref } from '../../../shared/entities/entity-kinds';
 import { OpenByNumber } from '../../features/entities/open-by-number';
 import { OfferingsList } from '../../features/offerings/components/offerings-list';
 import { usePageTitle } from '../../components/ui/page-title';

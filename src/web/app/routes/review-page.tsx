@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { AssetCard } from '../../features/assets/components/asset-card';
-import { entityHref } from '../../features/entities/entity-kinds';
+import { entityHref } from '../../../shared/entities/entity-kinds';
 import { DecisionNotices } from '../../features/review/decision-notices';
 import { DecisionForm, ReviewItem } from '../../features/review/review-item';
 import {

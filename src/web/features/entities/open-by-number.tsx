@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { recentlyOpened } from '../../lib/browser-memory';
-import { entityHref, entityKinds, kindOfType } from './entity-kinds';
+import { entityHref, entityKinds, kindOfType } from '../../../shared/entities/entity-kinds';
 
 /**
  * The way in on a platform that does not say what the person owns (no `/me`), or lists no offerings:

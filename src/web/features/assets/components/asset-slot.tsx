@@ -4,8 +4,7 @@ import type { Crop } from '../../../../shared/assets/crop';
 import {
   checkFileForSlot,
   checkImagePixels,
-  describeAccepts,
-  maxBytesFor,
+  slotHint,
   type FileTypeInfo,
 } from '../../../../shared/assets/file-types';
 import { forgetUploads, rememberUpload } from '../../../lib/browser-memory';
@@ -22,8 +21,6 @@ import { DropAreaPlaceholder } from './drop-area-placeholder';
 
 const FileDrop = lazy(() => import('./file-drop'));
 const CropDialog = lazy(() => import('./crop-dialog'));
-
-const megabytes = (bytes: number) => `${Math.floor(bytes / 1024 / 1024)} MB`;
 
 /** The upright size of an image, read by the browser without drawing it on a canvas. */
 function imageSize(url: string): Promise<{ width: number; height: number } | null> {
@@ -179,11 +176,7 @@ export function AssetSlot({
         <h2 id={headingId} tabIndex={-1}>
           {fileType.label}
         </h2>
-        <p className="hint">
-          {fileType.purpose}. Accepts {describeAccepts(fileType)} up to {megabytes(maxBytesFor(fileType))}
-          {fileType.privateByDefault ? '; private when uploaded' : ''}.
-          {single && ' Holds one file: a new upload replaces it.'}
-        </p>
+        <p className="hint">{slotHint(fileType)}</p>
       </div>
 
       {shown.length > 0 ? (

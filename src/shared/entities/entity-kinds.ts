@@ -1,6 +1,9 @@
-import type { AssetableType } from '../../../shared/api/assetable';
+import type { AssetableType } from '../api/assetable';
 
-/** How each assetable type appears in the app: its address and its names for people. */
+/**
+ * How each assetable type appears in the web app: its address and its names for people. Shared, because
+ * the proxy paints an entity page's outline before the app has loaded (src/proxy/index-page.ts).
+ */
 export interface EntityKind {
   type: AssetableType;
   slug: string;
