@@ -45,7 +45,7 @@ const homeLoading =
   '<div class="heading-placeholder" aria-hidden="true"></div>' +
   '<p class="lead">Choose what you want to manage files for.</p>' +
   loadingStatus('Loading your files…');
-/** Text for HTML content: the catalog's words are ours, but an apostrophe's neighbours may not stay so. */
+/** Text as HTML content. The catalog's words hold no markup, and a later `&` or `<` in one must not either. */
 const escapeHtml = (text: string) =>
   text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 /**

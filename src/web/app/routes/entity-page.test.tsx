@@ -307,11 +307,10 @@ describe('an entity page while its entity loads', () => {
   it('shows where it is, what kind of entity, and its first slot, then the name and the files in place', async () => {
     let answer!: () => void;
     const held = new Promise<void>((resolve) => (answer = resolve));
-    const { asked } = pagedProduct([charter(5)]);
+    pagedProduct([charter(5)]);
     server.use(
       http.get(api('/v2/core/products/7'), async () => {
         await held;
-        asked.push('/v2/core/products/7');
         return HttpResponse.json({
           product: { id: 7, name: 'Solar', links: { assets: '/v2/core/products/7/assets' } },
           assets: [charter(5)],
