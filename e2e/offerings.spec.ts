@@ -111,12 +111,14 @@ test('an investor browses the offerings from the header, opens a product and goe
     const related = page.getByRole('navigation', { name: 'Related' });
     await related.getByRole('link', { name: 'Solar Farm Fund I — Series A' }).click();
     await expect(page.getByRole('heading', { level: 1, name: /Solar Farm Fund I — Series A/ })).toBeVisible();
-    await expect(page.getByText('You can view these files; only the owner can change them.')).toBeVisible();
+    // Not theirs: the heading says so beside the kind, and no slot offers to upload.
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(/· view only/i);
+    await expect(page.getByRole('button', { name: /^Choose/ })).toHaveCount(0);
     await page.goBack();
     await related.getByRole('link', { name: 'Grace Founder' }).click();
     await expect(page.getByRole('heading', { level: 1, name: /Grace Founder/ })).toBeVisible();
     await expect(page).toHaveURL(/\/team-members\/\d+$/);
-    await expect(page.getByText('You can view these files; only the owner can change them.')).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(/· view only/i);
 
     // Back to the list keeps it as it was.
     await page.goBack();

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../shared/api/app-config';
-import { fileTypesFor, slotHint } from '../shared/assets/file-types';
-import type { EntityKind } from '../shared/entities/entity-kinds';
+import { slotHint } from '../shared/assets/file-types';
+import { outlineSlot, type EntityKind } from '../shared/entities/entity-kinds';
 import { proxyPaths } from './oauth-routes';
 
 /**
@@ -55,14 +55,16 @@ const escapeHtml = (text: string) =>
  */
 function entityLoading(kind: EntityKind): string {
   const label = escapeHtml(kind.singular);
-  const first = fileTypesFor(kind.type)[0]!;
+  const first = outlineSlot(kind.type);
+  const status = loadingStatus(`Loading the ${label.toLowerCase()}…`);
   return (
     `<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">Home</a> <span aria-hidden="true">/</span> ${label}</nav>` +
     `<h1><span class="eyebrow">${label}</span> <span class="name-placeholder" aria-hidden="true"></span></h1>` +
-    '<div class="slots"><section class="slot card"><div class="slot-head">' +
-    `<h2>${escapeHtml(first.label)}</h2><p class="hint">${escapeHtml(slotHint(first))}</p></div>` +
-    loadingStatus(`Loading the ${label.toLowerCase()}…`) +
-    '</section></div>'
+    (first
+      ? '<div class="slots"><section class="slot card"><div class="slot-head">' +
+        `<h2>${escapeHtml(first.label)}</h2><p class="hint">${escapeHtml(slotHint(first))}</p></div>` +
+        `${status}</section></div>`
+      : status)
   );
 }
 /**

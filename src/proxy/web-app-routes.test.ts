@@ -286,6 +286,8 @@ describe('the page painted before the app runs (W4)', () => {
     const accreditation = (await page(reads, '/accreditations/3/', { cookie: 'am_session=1' })).text;
     expect(accreditation).toContain('<span class="eyebrow">Accreditation</span>');
     expect(accreditation).toContain('Loading the accreditation…');
+    // No slot on an accreditation's: its review comes above its slots, which would then move down.
+    expect(accreditation).not.toContain('<div class="slots">');
     for (const path of ['/products/0', '/products/abc', '/planets/7', '/products/7/more'])
       expect((await page(reads, path, { cookie: 'am_session=1' })).text, path).toContain(loadingStatus);
     // Without a session the app asks the person to sign in: no outline of a page they will not see.

@@ -1,4 +1,5 @@
 import type { AssetableType } from '../api/assetable';
+import { fileTypesFor, type FileTypeInfo } from '../assets/file-types';
 
 /**
  * How each assetable type appears in the web app: its address and its names for people. Shared, because
@@ -44,4 +45,13 @@ export function entityOf(slug: string, id: string): { kind: EntityKind; id: numb
 export function entityAt(pathname: string): { kind: EntityKind; id: number } | null {
   const segments = /^\/([^/]+)\/([^/]+)\/?$/.exec(pathname);
   return segments ? entityOf(segments[1]!, segments[2]!) : null;
+}
+
+/**
+ * The slot an entity page's outline shows while the entity loads (painted by the proxy, then drawn by
+ * the app): the first, whose description is most of what a phone shows of the page at first. None on
+ * an accreditation: its review comes above its slots and would push the slot down when it came.
+ */
+export function outlineSlot(type: AssetableType): FileTypeInfo | undefined {
+  return type === 'Accreditation' ? undefined : fileTypesFor(type)[0];
 }

@@ -336,3 +336,40 @@ describe('an entity page while its entity loads', () => {
     expect(screen.getByRole('region', { name: 'Business plan' })).toBeTruthy();
   });
 });
+
+describe('an entity the person does not own', () => {
+  it('says "view only" beside the kind, offers no upload, and lists related entities below the files', async () => {
+    pagedProduct([charter(5)]);
+    server.use(
+      http.get(api('/v2/core/me'), () =>
+        HttpResponse.json({
+          user: { id: 2, email: 'ivy@x.test', name: 'Ivy', role: 'investor' },
+          entities: [],
+        }),
+      ),
+      http.get(api('/v2/core/products/7'), () =>
+        HttpResponse.json({
+          product: {
+            id: 7,
+            name: 'Solar',
+            links: { assets: '/v2/core/products/7/assets' },
+            investments: [{ id: 3, name: 'Solar — Series A' }],
+          },
+          assets: [charter(5)],
+          next_cursor: null,
+        }),
+      ),
+    );
+    renderRoutes(routes, '/products/7');
+    const heading = await screen.findByRole('heading', { level: 1, name: 'Product · view only Solar' });
+    expect(await cardsOf('Charter document')).toEqual(['charter-5.csv']);
+    expect(screen.queryByRole('button', { name: /^Choose/ })).toBeNull();
+    // The related entity comes after the last slot, not between the heading and the slots.
+    const related = screen.getByRole('navigation', { name: 'Related' });
+    const slots = screen.getAllByRole('region');
+    const follows = (a: Node, b: Node) =>
+      Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    expect(follows(slots.at(-1)!, related)).toBe(true);
+    expect(follows(heading, slots[0]!)).toBe(true);
+  });
+});

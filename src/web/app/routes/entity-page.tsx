@@ -10,7 +10,7 @@ import {
   uploadedHereQuery,
   useEntityFiles,
 } from '../../features/entities/api/queries';
-import { entityHref, entityOf, kindOfType } from '../../../shared/entities/entity-kinds';
+import { entityHref, entityOf, kindOfType, outlineSlot } from '../../../shared/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
 import { reviewKeys } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
@@ -90,6 +90,9 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const ownsIt = account.data?.entities.some((e) => e.type === ref.type && e.id === ref.id);
   // Known from the platform's list when it has one; otherwise assumed until the platform refuses.
   const canEdit = !forbidden && (account.data === null ? true : (ownsIt ?? false));
+  // Said beside the kind, on its line (only the owner can change the files): a line of its own above
+  // the slots would push them down as the account comes, away from where the outline showed them.
+  const viewOnly = !forbidden && account.data != null && !ownsIt;
   const files = list?.files ?? [];
   return (
     <>
@@ -97,20 +100,14 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
         <Link to="/">Home</Link> <span aria-hidden="true">/</span> {label}
       </nav>
       <h1>
-        <span className="eyebrow">{label}</span> {name ?? `number ${ref.id}`}
+        <span className="eyebrow">
+          {label}
+          {viewOnly && ' · view only'}
+        </span>{' '}
+        {name ?? `number ${ref.id}`}
       </h1>
       {entity.data.review && (
         <ReviewStatus review={entity.data.review} forInvestor={ownsIt ?? account.data === null} />
-      )}
-      {entity.data.related && entity.data.related.length > 0 && (
-        <nav aria-label="Related" className="related">
-          {entity.data.related.map((other) => (
-            <span key={`${other.type}:${other.id}`}>
-              {kindOfType(other.type).singular}:{' '}
-              <Link to={entityHref(other.type, other.id)}>{other.name}</Link>
-            </span>
-          ))}
-        </nav>
       )}
       {!listed && (
         <p className="notice">
@@ -118,12 +115,8 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
           from this browser are shown below.
         </p>
       )}
-      {!canEdit && (
-        <p className="hint">
-          {forbidden
-            ? 'You can view these files; the platform did not let you change them.'
-            : 'You can view these files; only the owner can change them.'}
-        </p>
+      {forbidden && (
+        <p className="hint">You can view these files; the platform did not let you change them.</p>
       )}
       {!listed && uploadedHere.isPending && <Loading label="Loading the files uploaded from this browser…" />}
       <div className="slots">
@@ -148,6 +141,17 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
           onMore={() => void entity.fetchNextPage()}
         />
       )}
+      {/* Below the files: above them it would push the slots down once the entity came. */}
+      {entity.data.related && entity.data.related.length > 0 && (
+        <nav aria-label="Related" className="related">
+          {entity.data.related.map((other) => (
+            <span key={`${other.type}:${other.id}`}>
+              {kindOfType(other.type).singular}:{' '}
+              <Link to={entityHref(other.type, other.id)}>{other.name}</Link>
+            </span>
+          ))}
+        </nav>
+      )}
       {ref.type === 'Accreditation' && listed && <HistoryList accreditationId={ref.id} />}
     </>
   );
@@ -161,7 +165,8 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
  * what only the platform knows (the name, related entities, a review) comes with the files.
  */
 function EntityLoading({ entity, label }: { entity: EntityRef; label: string }) {
-  const first = fileTypesFor(entity.type)[0]!;
+  const first = outlineSlot(entity.type);
+  const status = <Loading label={`Loading the ${label.toLowerCase()}…`} />;
   return (
     <>
       <nav aria-label="Breadcrumb" className="breadcrumb">
@@ -170,15 +175,19 @@ function EntityLoading({ entity, label }: { entity: EntityRef; label: string }) 
       <h1>
         <span className="eyebrow">{label}</span> <span className="name-placeholder" aria-hidden="true" />
       </h1>
-      <div className="slots">
-        <section className="slot card">
-          <div className="slot-head">
-            <h2>{first.label}</h2>
-            <p className="hint">{slotHint(first)}</p>
-          </div>
-          <Loading label={`Loading the ${label.toLowerCase()}…`} />
-        </section>
-      </div>
+      {first ? (
+        <div className="slots">
+          <section className="slot card">
+            <div className="slot-head">
+              <h2>{first.label}</h2>
+              <p className="hint">{slotHint(first)}</p>
+            </div>
+            {status}
+          </section>
+        </div>
+      ) : (
+        status
+      )}
     </>
   );
 }
