@@ -1,11 +1,8 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredFile } from '../../../lib/platform/model';
-import { ServicesContext } from '../../../lib/services';
-import { http, HttpResponse, mockPlatform, platformUrl, testConfig } from '../../../testing/platform-double';
-import { testServices } from '../../../testing/render';
-import { AssetCard } from './asset-card';
+import { http, HttpResponse, mockPlatform, platformUrl } from '../../../testing/platform-double';
+import { deck, renderCard, thumbnailUrl } from './asset-card-testing';
 
 const server = mockPlatform();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -23,19 +20,6 @@ const logo: StoredFile = {
   version: 'v1',
 };
 
-function renderCard(file: StoredFile = logo) {
-  const services = testServices(testConfig({ renditions: true }));
-  render(
-    <ServicesContext value={services}>
-      <QueryClientProvider client={services.queryClient}>
-        <ul>
-          <AssetCard file={file} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
-        </ul>
-      </QueryClientProvider>
-    </ServicesContext>,
-  );
-}
-
 describe("a file's preview", () => {
   it('asks for a fresh address once when the one it has stops working, then falls back to the type badge', async () => {
     let handedOut = 0;
@@ -45,7 +29,7 @@ describe("a file's preview", () => {
         return HttpResponse.json({ url: `https://files.test/assets/11?n=${handedOut}` });
       }),
     );
-    renderCard();
+    renderCard(logo);
     const first = await screen.findByRole('img', { name: 'Preview of logo.png' });
     expect(first.getAttribute('src')).toBe('https://files.test/assets/11?n=1');
 
@@ -69,19 +53,6 @@ describe("a file's preview", () => {
  * answered): the card shows the file's type, asks again as the platform says, and shows the
  * thumbnail once it is there.
  */
-const deck: StoredFile = {
-  id: 11,
-  name: 'deck.pdf',
-  fileType: 'pitch_deck',
-  entity: { type: 'Product', id: 7 },
-  private: false,
-  meta: {},
-  thumbnailId: 12,
-  contentType: 'application/pdf',
-  version: '2025-01-01T00:00:00.000Z',
-};
-
-const thumbnailUrl = `${platformUrl}/files/assets/12?variant=preview&width=320&expires=1&signature=s`;
 
 /** The platform's answer while the thumbnail is being made. */
 const pending = () =>

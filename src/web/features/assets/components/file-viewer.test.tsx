@@ -1,12 +1,8 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { useEffect, useState } from 'react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { StoredFile } from '../../../lib/platform/model';
-import { ServicesContext } from '../../../lib/services';
-import { http, HttpResponse, mockPlatform, platformUrl, testConfig } from '../../../testing/platform-double';
-import { testServices } from '../../../testing/render';
-import { AssetCard } from './asset-card';
+import { http, HttpResponse, mockPlatform, platformUrl } from '../../../testing/platform-double';
+import { deck, renderCard, thumbnailUrl } from './asset-card-testing';
 
 /**
  * The viewer around a PDF while it opens: what shows before pdf.js has the document, where that comes
@@ -63,20 +59,7 @@ beforeEach(() => {
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-const deck: StoredFile = {
-  id: 11,
-  name: 'deck.pdf',
-  fileType: 'pitch_deck',
-  entity: { type: 'Product', id: 7 },
-  private: false,
-  meta: {},
-  thumbnailId: 12,
-  contentType: 'application/pdf',
-  version: '2025-01-01T00:00:00.000Z',
-};
-
 const pdfUrl = `${platformUrl}/files/assets/11?expires=1&signature=s`;
-const thumbnailUrl = `${platformUrl}/files/assets/12?variant=preview&width=320&expires=1&signature=s`;
 
 /** The platform's download URLs: the PDF's own, and its thumbnail's small rendition (`thumbnail`). */
 function addresses(thumbnail: () => Response = () => HttpResponse.json({ url: thumbnailUrl })) {
@@ -92,19 +75,6 @@ function addresses(thumbnail: () => Response = () => HttpResponse.json({ url: th
     }),
   );
   return asked;
-}
-
-function renderCard(file: StoredFile) {
-  const services = testServices(testConfig({ renditions: true }));
-  render(
-    <ServicesContext value={services}>
-      <QueryClientProvider client={services.queryClient}>
-        <ul>
-          <AssetCard file={file} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
-        </ul>
-      </QueryClientProvider>
-    </ServicesContext>,
-  );
 }
 
 async function openViewer() {
