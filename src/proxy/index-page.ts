@@ -50,8 +50,9 @@ const escapeHtml = (text: string) =>
   text.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
 /**
  * An entity page as the app shows it while the entity loads (entity-page.tsx's `EntityLoading`): where
- * it sits, its kind, room for its name, and its first slot with the loading status where its files
- * will be. The first slot's words are most of what a phone shows of the page at first.
+ * it sits, its kind, room for its name, and its first slot (`outlineSlot`: none on an accreditation)
+ * with the loading status where its files will be. The slot's words are most of what a phone shows of
+ * the page at first.
  */
 function entityLoading(kind: EntityKind): string {
   const label = escapeHtml(kind.singular);

@@ -159,10 +159,12 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
 
 /**
  * The page while its entity loads: what is known of it without the platform (where it sits, what kind
- * of entity it is, its first slot) and room for its name, with the loading status where the first
- * slot's files will be. The proxy paints the same outline before the app has loaded (index-page.ts in
- * src/proxy), so the page takes shape at once on a slow phone and stays put when the app takes over;
- * what only the platform knows (the name, related entities, a review) comes with the files.
+ * of entity it is, its first slot: `outlineSlot`, none on an accreditation) and room for its name, with
+ * the loading status where that slot's files will be. The proxy paints the same outline before the app
+ * has loaded (index-page.ts in src/proxy), so the page takes shape at once on a slow phone and stays
+ * put when the app takes over; what only the platform knows comes with the files, where it moves
+ * nothing: the name in the room kept, a review above the slots (hence no slot on an accreditation),
+ * related entities below them.
  */
 function EntityLoading({ entity, label }: { entity: EntityRef; label: string }) {
   const first = outlineSlot(entity.type);
