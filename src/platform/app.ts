@@ -38,8 +38,10 @@ import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-th
 import { mkdirSync } from 'node:fs';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
+/** The API answers JSON only, under this prefix; pages (sign-in) and files are elsewhere. */
+const isApiUrl = (url: string) => url.startsWith('/v2/core/');
 /** The API's paths that need a bearer token: rate-limited, then authenticated, by one hook. */
-const isLimitedBeforeAuth = (path: string) => path.startsWith('/v2/core/') && !publicApiPaths.has(path);
+const isLimitedBeforeAuth = (path: string) => isApiUrl(path) && !publicApiPaths.has(path);
 
 export interface PlatformOptions {
   clock?: () => number;
@@ -143,27 +145,31 @@ export async function buildPlatform(
     transform: openApiTransform,
   });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
-  await securityHeaders(app, {
-    frameguard: { action: 'deny' },
-    // Not no-referrer: under it browsers send `Origin: null` on form posts, and the sign-in forms
-    // check Origin. same-origin still leaks nothing to other sites (codes travel in redirect URLs).
-    referrerPolicy: { policy: 'same-origin' },
-    // HSTS only means something on https; on plain http it would only confuse a local browser.
-    strictTransportSecurity: config.publicUrl.startsWith('https:'),
-    contentSecurityPolicy: {
-      directives: {
-        'default-src': ["'none'"],
-        'style-src': ["'self'"],
-        'img-src': ["'self'"],
-        'base-uri': ["'none'"],
-        'frame-ancestors': ["'none'"],
-        // No form-action: Chromium applies it to the redirect after consent, which goes to the client.
-        'form-action': null,
-        'script-src': null,
-        'upgrade-insecure-requests': null,
+  await securityHeaders(
+    app,
+    {
+      frameguard: { action: 'deny' },
+      // Not no-referrer: under it browsers send `Origin: null` on form posts, and the sign-in forms
+      // check Origin. same-origin still leaks nothing to other sites (codes travel in redirect URLs).
+      referrerPolicy: { policy: 'same-origin' },
+      // HSTS only means something on https; on plain http it would only confuse a local browser.
+      strictTransportSecurity: config.publicUrl.startsWith('https:'),
+      contentSecurityPolicy: {
+        directives: {
+          'default-src': ["'none'"],
+          'style-src': ["'self'"],
+          'img-src': ["'self'"],
+          'base-uri': ["'none'"],
+          'frame-ancestors': ["'none'"],
+          // No form-action: Chromium applies it to the redirect after consent, which goes to the client.
+          'form-action': null,
+          'script-src': null,
+          'upgrade-insecure-requests': null,
+        },
       },
     },
-  });
+    isApiUrl,
+  );
   await pathCors(app, {
     origins: config.webOrigins,
     // The token endpoint is called by the proxy only, never from a browser (decisions.md). The
@@ -171,7 +177,7 @@ export async function buildPlatform(
     // Download URLs too: the web app's PDF viewer reads them with fetch, in ranges. They are signed
     // capabilities, so letting the app's pages read them adds no access.
     allowed: (path) =>
-      (path.startsWith('/v2/core/') && path !== apiPaths.token && path !== apiPaths.revoke) ||
+      (isApiUrl(path) && path !== apiPaths.token && path !== apiPaths.revoke) ||
       path === apiPaths.oauthMetadata ||
       path.startsWith('/files/'),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
@@ -190,6 +196,14 @@ export async function buildPlatform(
     ...shared.rateLimitStore,
     max: config.apiRateLimit,
     timeWindow: 60_000,
+    // The counters (limit, remaining, reset) come with a 429 only, beside its Retry-After
+    // (decisions.md): on every other answer they cost about 5% of an API read's CPU (three headers
+    // Node validates and writes), and no client of ours reads them before it is refused.
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+    },
     errorResponseBuilder: (_request, context) => ({
       statusCode: 429,
       message: `Rate limit exceeded, retry in ${context.after}`,

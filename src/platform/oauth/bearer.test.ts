@@ -147,6 +147,48 @@ describe('platform basics', () => {
     });
     expect(token.headers.get('access-control-allow-origin')).toBeNull();
   });
+  it("gives the web app's requests CORS headers, and callers without an Origin none", async () => {
+    const { access_token } = await tokensFor(platform);
+    const origin = 'http://127.0.0.1:5173';
+    const fromApp = await fetch(meUrl, { headers: { ...bearer(access_token), origin } });
+    expect(fromApp.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(fromApp.headers.get('access-control-expose-headers')).toMatch(/\bETag\b.*\bRetry-After\b/);
+    expect(fromApp.headers.get('vary')).toMatch(/\bOrigin\b/);
+    for (const headers of [bearer(access_token), { ...bearer(access_token), origin: 'http://evil.test' }]) {
+      const other = await fetch(meUrl, { headers });
+      expect(other.status).toBe(200);
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      expect(other.headers.get('access-control-expose-headers')).toBeNull();
+      // Caches keep the answer per Origin all the same.
+      expect(other.headers.get('vary')).toMatch(/\bOrigin\b/);
+    }
+  });
+  it("sends API answers the security headers OWASP asks of an API, and pages all of helmet's", async () => {
+    const { access_token } = await tokensFor(platform);
+    const documentOnly = [
+      'referrer-policy',
+      'cross-origin-opener-policy',
+      'cross-origin-resource-policy',
+      'origin-agent-cluster',
+      'x-dns-prefetch-control',
+      'x-download-options',
+      'x-permitted-cross-domain-policies',
+      'x-xss-protection',
+    ];
+    for (const answer of [await fetch(meUrl, { headers: bearer(access_token) }), await fetch(meUrl)]) {
+      expect(answer.headers.get('content-security-policy')).toMatch(
+        /default-src 'none'.*frame-ancestors 'none'/,
+      );
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      for (const name of documentOnly) expect(answer.headers.get(name), name).toBeNull();
+    }
+    // The sign-in page is a document: it keeps them all.
+    const page = await fetch(`${platform.url}/auth/login`, { redirect: 'manual' });
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    for (const name of documentOnly) expect(page.headers.get(name), name).not.toBeNull();
+  });
   it('never answers with a stack trace', async () => {
     const response = await fetch(`${platform.url}/v2/core/me`, {
       method: 'POST',

@@ -28,7 +28,8 @@ function varyOnOrigin(reply: FastifyReply) {
 
 /**
  * CORS with the answer decided by path: @fastify/cors answers preflights (OPTIONS), in a scope of
- * their own; the headers of every other response are set here, the same ones @fastify/cors sets.
+ * their own; the headers of every other response are set here, those @fastify/cors sets (but only
+ * on answers to an allowed Origin, below).
  * Deciding by path takes @fastify/cors's per-request options (a delegator), which it copies and
  * normalizes on every request: that cost an API read about 5% of its time, for three headers.
  */
@@ -41,11 +42,11 @@ export async function pathCors(app: FastifyInstance, options: CorsOptions) {
     if (request.method === 'OPTIONS') return done();
     // The answer depends on Origin (for allowed paths), so caches must keep one per Origin.
     varyOnOrigin(reply);
-    if (options.allowed(pathOf(request.url))) {
-      const origin = request.headers.origin;
-      if (anyOrigin) reply.header('access-control-allow-origin', '*');
-      else if (origin !== undefined && origins.has(origin))
-        reply.header('access-control-allow-origin', origin);
+    // A browser sends Origin with every cross-origin request, and reads the exposed headers only
+    // of an answer that allows its origin: others (servers, curl, same-origin pages) get neither.
+    const origin = request.headers.origin;
+    if (origin !== undefined && (anyOrigin || origins.has(origin)) && options.allowed(pathOf(request.url))) {
+      reply.header('access-control-allow-origin', anyOrigin ? '*' : origin);
       reply.header('access-control-expose-headers', exposedHeaders);
     }
     done();
