@@ -8,8 +8,8 @@
  * rounds of 3 s by 15%.
  *   P4   bare ÷ ours (≥ 0.77 is the same as S4c ≤ 1.3)
  *   S4c  ours ÷ bare, the issue's way round (lower is better)
- *   S4c′ ours ÷ the bare read sending the same response headers as ours (security headers, CORS,
- *        rate-limit counters), which every answer of ours carries and the bare read's do not
+ *   S4c′ ours ÷ the bare read sending the same response headers as ours (the security headers
+ *        and `Vary: Origin`), which every answer of ours carries and the bare read's do not
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
