@@ -335,6 +335,28 @@ describe('an entity page while its entity loads', () => {
     expect(screen.queryByText('Loading the product…')).toBeNull();
     expect(screen.getByRole('region', { name: 'Business plan' })).toBeTruthy();
   });
+  it('shows no slot on an accreditation while it loads: its review comes above the slots', async () => {
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    server.use(
+      http.get(api('/v2/core/accreditations/3'), async () => {
+        await held;
+        return HttpResponse.json({ accreditation: { id: 3, name: 'Mine', status: 'pending' }, assets: [] });
+      }),
+      // Extensions this page could use, absent here: it does without them.
+      http.get(api('/v2/core/me'), () => new HttpResponse(null, { status: 404 })),
+      http.get(api('/v2/core/accreditations/3/history'), () => new HttpResponse(null, { status: 404 })),
+    );
+    renderRoutes(routes, '/accreditations/3');
+    expect((await screen.findByRole('status')).textContent?.trim()).toBe('Loading the accreditation…');
+    expect(screen.getByRole('navigation', { name: 'Breadcrumb' }).textContent).toBe('Home / Accreditation');
+    expect(screen.getByRole('heading', { level: 1 }).textContent?.trim()).toBe('Accreditation');
+    expect(screen.queryByRole('heading', { level: 2 })).toBeNull();
+
+    act(() => answer());
+    expect(await screen.findByRole('heading', { level: 1, name: 'Accreditation Mine' })).toBeTruthy();
+    expect(screen.queryByText('Loading the accreditation…')).toBeNull();
+  });
 });
 
 describe('an entity the person does not own', () => {
