@@ -5,6 +5,7 @@ import { insertAsset, insertPendingThumbnail } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound, validationFailed } from '../errors';
 import { entityAccess, findEntity } from '../entities/entities';
 import { recordAccreditationFileChange } from '../entities/accreditations';
+import type { BegunRender } from '../media/pending-thumbnails';
 import { thumbnailName } from '../media/pdf-thumbnails';
 import { isDiskFull, type StagedBlob } from '../storage/blob-store';
 import {
@@ -59,6 +60,7 @@ export async function createAsset(
 
   let staged: StagedBlob | undefined;
   let committedKey: string | undefined;
+  let thumbnailRender: BegunRender | undefined;
   let inserted = false;
   try {
     const body = await readUploadBody(
@@ -118,6 +120,8 @@ export async function createAsset(
     checkCrop(meta, image);
     const thumbnailed =
       fileType.thumbifiable && sniffed.kind === 'pdf' && wantsThumbnail(ctx, request, staged.size);
+    // Drawn from the stored PDF while the rows commit and the answer goes, when a worker is free.
+    if (thumbnailed) thumbnailRender = ctx.thumbnails.begin({ key: staged.key, size: staged.size });
 
     const now = ctx.clock();
     const created = await ctx.db.transaction().execute(async (trx) => {
@@ -145,6 +149,7 @@ export async function createAsset(
         ? await insertPendingThumbnail(trx, row, {
             name: thumbnailName(row.name),
             blobKey: ctx.blobs.reserveKey(),
+            renderBegun: thumbnailRender !== undefined,
           })
         : null;
       await recordAccreditationFileChange(trx, { after: row, actorId: caller.userId, at: now });
@@ -154,7 +159,7 @@ export async function createAsset(
       return { response, etag: etagOf(row), thumbnailId };
     });
     inserted = true;
-    if (created.thumbnailId !== null) ctx.thumbnails.make(created.thumbnailId);
+    if (created.thumbnailId !== null) ctx.thumbnails.make(created.thumbnailId, thumbnailRender);
     return { response: created.response, etag: created.etag };
   } catch (error) {
     if (isDiskFull(error)) throw await insufficientStorage(ctx, request);
@@ -162,6 +167,7 @@ export async function createAsset(
   } finally {
     running?.release();
     if (!inserted) {
+      thumbnailRender?.abandon();
       if (committedKey) await ctx.blobs.delete(committedKey);
       else await staged?.discard();
       if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key, claim.claimedAt);

@@ -3,9 +3,12 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
+import { meSchema } from '../../shared/api/me';
 import { csv, multipartBody } from '../testing/files';
+import { deckPdf } from '../testing/pdf-files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { storageState, uploadsUnderWay } from '../testing/storage-state';
+import { pollUntil } from '../testing/thumbnails';
 
 /** What the platform logs, one parsed line each. */
 const logLines: { level: number; msg: string; err?: unknown }[] = [];
@@ -29,23 +32,32 @@ beforeAll(async () => {
       // slow meanwhile (the rate check runs on the real clock, not the test's).
       UPLOAD_RATE_WINDOW_MS: '600000',
     },
-    { logger: { level: 'info', stream: logStream } },
+    // Debug: a dropped thumbnail render says so only there.
+    { logger: { level: 'debug', stream: logStream } },
   );
   issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
 });
 afterAll(() => platform.close());
 
 const boundary = 'interrupted';
-const head = Buffer.from(
-  `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.csv"\r\n\r\n`,
-);
+const csvFields = { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' };
 const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
 
 /** An upload whose body this test sends by hand; it starts with the fields and the file's head. */
-function heldUpload(headers: Record<string, string>, fileBytes: Buffer) {
+function heldUpload(
+  headers: Record<string, string>,
+  fileBytes: Buffer,
+  { fields, fileName } = { fields: csvFields, fileName: 'held.csv' },
+) {
+  const head = Buffer.from(
+    Object.entries(fields)
+      .map(
+        ([name, value]) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      )
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\n\r\n`,
+  );
   const request = httpRequest(`${platform.url}/v2/core/assets`, {
     method: 'POST',
     headers: {
@@ -130,5 +142,57 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
     await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
     const state = await storageState(platform.config);
     expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
+  });
+  it('H7 with a pitch deck: the thumbnail render the late request began once its PDF was stored is dropped with it', async () => {
+    const me = meSchema.parse(
+      await (await fetch(`${platform.url}/v2/core/me`, { headers: bearer(issuer) })).json(),
+    );
+    const productId = String(me.entities.find((e) => e.type === 'Product')!.id);
+    const fields = { file_type: 'pitch_deck', assetable_type: 'Product', assetable_id: productId };
+    const key = { 'idempotency-key': `stuck-deck-${Date.now()}` };
+    const bytes = deckPdf(3);
+    const first = heldUpload(key, bytes, { fields, fileName: 'held.pdf' });
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(1);
+
+    // Past the limit, a retry takes the key over and makes the asset and its thumbnail.
+    platform.advance(121_000);
+    const retried = await fetch(`${platform.url}/v2/core/assets`, {
+      method: 'POST',
+      headers: { ...bearer(issuer), ...key },
+      body: multipartBody(fields, { name: 'held.pdf', bytes, type: 'application/pdf' }),
+    });
+    expect(retried.status, await retried.clone().text()).toBe(201);
+    const asset = assetEnvelopeSchema.parse(await retried.json()).asset;
+    const thumbnail = await pollUntil("the retry's thumbnail to be made", async () => {
+      const body = (await (
+        await fetch(`${platform.url}/v2/core/assets/${asset.thumbnail_id}`, { headers: bearer(issuer) })
+      ).json()) as { asset?: { pending?: boolean; size?: number } };
+      return body.asset && !body.asset.pending ? body.asset : undefined;
+    });
+    expect(thumbnail.size).toBeGreaterThan(0);
+
+    // The stalled first request completes with every worker free: its PDF is stored and its
+    // thumbnail's render begins before the key it lost fails its rows. It answers 409, and its
+    // render is dropped: no thumbnail row, no PNG, no PDF left behind for it.
+    logLines.length = 0;
+    first.request.end(first.rest);
+    const late = await first.answer;
+    expect(late.status, late.body).toBe(409);
+    await expect
+      .poll(() =>
+        logLines.some((line) => line.msg === 'PDF thumbnail render dropped: its upload was not kept'),
+      )
+      .toBe(true);
+    const list = (await (
+      await fetch(`${platform.url}/v2/core/products/${productId}/assets`, { headers: bearer(issuer) })
+    ).json()) as { assets: { name: string; thumbnail_id?: string }[] };
+    expect(list.assets.filter((a) => a.name === 'held.pdf')).toEqual([
+      expect.objectContaining({ thumbnail_id: asset.thumbnail_id }),
+    ]);
+    const state = await storageState(platform.config);
+    expect(state.pendingKeys).toEqual([]);
+    expect(state.temporary).toBe(0);
+    expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
+    expect(state.rowKeys.every((name) => state.fileNames.includes(name))).toBe(true);
   });
 });

@@ -97,6 +97,8 @@ export interface PdfThumbnailPool {
    * thread holds the whole file. Rejects with PdfThumbnailError when no thumbnail can be made.
    */
   render(source: PdfSource): Promise<PdfThumbnail>;
+  /** Whether a render handed over now would begin at once: a worker is ready and idle, and no job waits. */
+  hasIdleWorker(): boolean;
   /** Starts every worker now (the platform does at start), so the first PDF does not wait for pdf.js. */
   start(): void;
   /** Refuses waiting and running jobs ("closed") and ends the workers. */
@@ -425,6 +427,10 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
         queue.push({ source, resolve, reject });
         pump();
       });
+    },
+
+    hasIdleWorker() {
+      return !closed && queue.length === 0 && slots.some((slot) => slot.worker && slot.ready && !slot.job);
     },
 
     start() {

@@ -191,7 +191,11 @@ function sharedPdfWorker() {
 /** The transport of the job under way (one at a time per worker). */
 let current: BlobRangeTransport | undefined;
 
-async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
+/**
+ * Draws page 1 of the job's PDF and answers the pool. The answer goes before the document is
+ * destroyed (a millisecond or two of pdf.js freeing its caches), which the thumbnail need not wait for.
+ */
+async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) => void) {
   const transport = new BlobRangeTransport(job.id, job.size, job.head);
   current = transport;
   const task = getDocument({
@@ -255,10 +259,10 @@ async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
       factory.destroy(drawn);
     }
     page.cleanup();
-    return { id: job.id, ok: true, pixels, width, height };
+    reply({ id: job.id, ok: true, pixels, width, height });
   } catch (error) {
     if (transport.failed !== undefined)
-      return { id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed };
+      return reply({ id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed });
     const errorName = (error as { name?: unknown } | null)?.name;
     const name = typeof errorName === 'string' ? errorName : 'Error';
     const reason: RenderFailure =
@@ -267,7 +271,7 @@ async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
         : name === 'InvalidPDFException'
           ? 'invalid_pdf'
           : 'render_failed';
-    return { id: job.id, ok: false, reason, errorName: name };
+    reply({ id: job.id, ok: false, reason, errorName: name });
   } finally {
     current = undefined;
     await task.destroy();
@@ -275,12 +279,17 @@ async function render(job: ThumbnailJob['render']): Promise<RenderReply> {
 }
 
 if (port) {
+  let rendering = Promise.resolve();
   port.on('message', (message: ThumbnailJob | RangeAnswer) => {
     if ('render' in message) {
       renderOnlyWhenIdle();
-      void render(message.render).then((reply) => {
-        port.postMessage(reply, reply.ok ? [reply.pixels.buffer as ArrayBuffer] : []);
-      });
+      // One document at a time: the next job begins once the last one is destroyed. A failure to
+      // destroy one is left unhandled: it ends this worker, and the pool starts another.
+      rendering = rendering.then(() =>
+        render(message.render, (reply) => {
+          port.postMessage(reply, reply.ok ? [reply.pixels.buffer as ArrayBuffer] : []);
+        }),
+      );
     } else if ('data' in message) {
       const { id, begin, bytes } = message.data;
       // Late answers for a job that already ended are dropped.

@@ -148,7 +148,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
 
   it('answers 201 with thumbnail_id before rendering; the thumbnail is pending (409 with Retry-After) until made', async () => {
     const before = (await storedKeys()).length;
-    // No render may begin: had the upload waited for its thumbnail, it would never be answered.
+    // No thumbnail may be finished: had the upload waited for it, it would never be answered.
     beforeRender.hold();
     const parent = await upload(threePagePdf());
     expect(parent.thumbifiable).toBe(true);

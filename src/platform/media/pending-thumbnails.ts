@@ -8,13 +8,15 @@ import {
   pendingThumbnailIds,
   pendingThumbnailJob,
 } from '../db/repositories/assets';
-import { PdfThumbnailError } from './pdf-thumbnail-pool';
+import { type PdfThumbnail, PdfThumbnailError } from './pdf-thumbnail-pool';
 import { blobPdfSource } from './pdf-thumbnails';
 
 /**
  * PDF thumbnails made after the upload's answer. The upload reserves the thumbnail's row, pending,
  * in its own transaction and hands its id here once committed; the PNG is rendered in the worker
- * pool, committed under the reserved key, and the row completed. A PDF that cannot be thumbnailed
+ * pool, committed under the reserved key, and the row completed. When a worker is free, the render
+ * begins as soon as the PDF is stored, while the upload commits its rows and answers (`begin`); its
+ * PNG is still stored only once the row exists. A PDF that cannot be thumbnailed
  * loses its pending row (the parent then has no `thumbnail_id`; the log says why); a parent deleted
  * meanwhile takes the row with it, and a PNG made too late is removed. Pending rows are the queue's
  * durable copy: whatever a stop or crash interrupts is made again after the next start.
@@ -25,8 +27,18 @@ import { blobPdfSource } from './pdf-thumbnails';
  * an instance that died is finished by another once its lease has run out.
  */
 export interface PendingThumbnails {
-  /** Makes the pending thumbnail `id`, after those already waiting. */
-  make(id: number): void;
+  /**
+   * Begins drawing the thumbnail of an upload's stored PDF before its rows are committed, when a
+   * worker is free for it now and no thumbnail waits; undefined otherwise. The upload hands the
+   * render to `make` once its rows are committed (and counts it in the thumbnail's row, as begun),
+   * or abandons it when they are not.
+   */
+  begin(pdf: { key: string; size: number }): BegunRender | undefined;
+  /**
+   * Makes the pending thumbnail `id`: from the render `begun` for it, if any, else after those
+   * already waiting.
+   */
+  make(id: number, begun?: BegunRender): void;
   /**
    * At start, and then every `rescanMs`: queues every pending thumbnail that no instance is making
    * (left by a stop, a crash, or an instance that died); answers how many.
@@ -39,6 +51,11 @@ export interface PendingThumbnails {
    * the next start), closes the worker pool and waits for the jobs to wind up.
    */
   close(): Promise<void>;
+}
+
+/** A render begun by `begin`, which holds a render slot until `make` takes it over or it is abandoned. */
+export interface BegunRender {
+  abandon(): void;
 }
 
 export interface PendingThumbnailOptions {
@@ -55,7 +72,10 @@ export interface PendingThumbnailOptions {
    * died then waits its lease (30 s) and at most this long.
    */
   rescanMs?: number;
-  /** Tests hold thumbnails pending here: awaited before each render, and before its PNG is stored. */
+  /**
+   * Tests hold thumbnails pending here: awaited before each render (for a render begun with its
+   * upload, before its result is taken), and before its PNG is stored.
+   */
   hooks?: ThumbnailHooks;
 }
 
@@ -78,6 +98,8 @@ export function createPendingThumbnails(
   const concurrency = Math.max(1, options.concurrency);
   const waiting: number[] = [];
   const running = new Map<number, Promise<void>>();
+  /** Renders begun before their thumbnail's row was committed, each holding a slot. */
+  const begun = new Map<BegunRender, Render>();
   /** The claims of the thumbnails queued or being made here, to release when they leave. */
   const claims = new Map<number, () => void>();
   let rescan: NodeJS.Timeout | undefined;
@@ -110,7 +132,33 @@ export function createPendingThumbnails(
    */
   let lastRead: Promise<unknown> = Promise.resolve();
 
-  async function makeOne(id: number) {
+  /** A render in the pool; when it was handed over and how many bytes it has read (for the debug log). */
+  interface Render {
+    result: Promise<PdfThumbnail>;
+    started: number;
+    bytesRead(): number;
+  }
+
+  /** Renders the stored PDF; `beforeFirstRead` runs once a worker is free for it, before any byte goes. */
+  function render(pdf: { key: string; size: number }, beforeFirstRead?: () => Promise<void>): Render {
+    let bytesRead = 0;
+    const source = blobPdfSource(deps.blobs, pdf, (n) => {
+      bytesRead += n;
+    });
+    let first: Promise<void> | undefined;
+    const result = deps.pdfThumbnails.render({
+      size: source.size,
+      read: async (range) => {
+        if (beforeFirstRead) await (first ??= beforeFirstRead());
+        return source.read(range);
+      },
+    });
+    // An abandoned render's failure is nobody's to handle; a taken-over one is awaited in makeOne.
+    result.catch(() => {});
+    return { result, started: performance.now(), bytesRead: () => bytesRead };
+  }
+
+  async function makeOne(id: number, begunRender?: Render) {
     const read = lastRead.then(() => pendingThumbnailJob(ctx.db, id));
     lastRead = read.catch(() => undefined);
     const job = await read;
@@ -119,16 +167,10 @@ export function createPendingThumbnails(
     await hook('beforeRender', id);
     if (closed) return;
 
-    const started = performance.now();
-    let bytesRead = 0;
-    const pdf = blobPdfSource(deps.blobs, { key: job.parent_key, size: job.parent_size }, (n) => {
-      bytesRead += n;
-    });
     // The render is counted at its first read, once a worker is free for it and before the worker
     // gets any bytes: a PDF that takes the process down is counted at each start it did, and one
-    // that waited in a queue is not.
+    // that waited in a queue is not. A render begun with the upload was counted in its row.
     let tooManyAttempts = false;
-    let counted: Promise<void> | undefined;
     const countAttempt = async () => {
       const attempts = await countRenderAttempt(ctx.db, id);
       if (attempts === undefined) throw new Error('the thumbnail is gone');
@@ -137,15 +179,10 @@ export function createPendingThumbnails(
         throw new Error('too many attempts');
       }
     };
+    const drawing = begunRender ?? render({ key: job.parent_key, size: job.parent_size }, countAttempt);
     let rendered;
     try {
-      rendered = await deps.pdfThumbnails.render({
-        size: pdf.size,
-        read: async (range) => {
-          await (counted ??= countAttempt());
-          return pdf.read(range);
-        },
-      });
+      rendered = await drawing.result;
     } catch (error) {
       const reason = tooManyAttempts
         ? 'too_many_attempts'
@@ -181,27 +218,39 @@ export function createPendingThumbnails(
       return;
     }
     log.debug(
-      { ms: Math.round(performance.now() - started), bytesRead, size: job.parent_size, thumbnailId: id },
+      {
+        ms: Math.round(performance.now() - drawing.started),
+        bytesRead: drawing.bytesRead(),
+        size: job.parent_size,
+        thumbnailId: id,
+      },
       'PDF thumbnail made',
     );
   }
 
   function pump() {
-    while (!closed && running.size < concurrency && waiting.length > 0) {
-      const id = waiting.shift()!;
-      const job = makeOne(id)
-        .catch((error: unknown) => {
-          // A database or disk failure: the row stays pending and is tried again at the next rescan
-          // or start (render_attempts bounds how often).
-          log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
-        })
-        .finally(() => {
-          running.delete(id);
-          release(id);
-          pump();
-        });
-      running.set(id, job);
-    }
+    while (!closed && running.size + begun.size < concurrency && waiting.length > 0) run(waiting.shift()!);
+  }
+
+  /**
+   * Makes the thumbnail in a slot of its own, taken now. It begins once the caller's answer is on its
+   * way: an upload's 201 does not wait for its thumbnail's first database reads and writes (on SQLite
+   * they hold the event loop, a commit an fsync).
+   */
+  function run(id: number, begunRender?: Render) {
+    const job = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => makeOne(id, begunRender))
+      .catch((error: unknown) => {
+        // A database or disk failure: the row stays pending and is tried again at the next rescan
+        // or start (render_attempts bounds how often).
+        log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
+      })
+      .finally(() => {
+        running.delete(id);
+        release(id);
+        pump();
+      });
+    running.set(id, job);
   }
 
   /** Marks the thumbnail as being made here, for the other instances' rescans. */
@@ -224,16 +273,38 @@ export function createPendingThumbnails(
     return ids.length;
   }
 
-  function make(id: number) {
+  function make(id: number, handle?: BegunRender) {
+    const begunRender = handle && begun.get(handle);
+    if (handle) begun.delete(handle);
     if (closed || claims.has(id)) return;
     claim(id);
+    // The slot of a begun render passes to its thumbnail.
+    if (begunRender) return run(id, begunRender);
     waiting.push(id);
-    // Once the caller's answer is on its way: an upload's 201 does not wait for its thumbnail's
-    // first database reads and writes either (on SQLite they hold the event loop, a commit an fsync).
-    setImmediate(pump);
+    pump();
   }
 
   return {
+    begin(pdf) {
+      const free = waiting.length === 0 && running.size + begun.size < concurrency;
+      if (closed || !free || !deps.pdfThumbnails.hasIdleWorker()) return undefined;
+      const drawing = render(pdf);
+      const handle: BegunRender = {
+        abandon() {
+          if (!begun.delete(handle)) return;
+          // What it draws is dropped (its worker finishes it); its slot is free for the thumbnails waiting.
+          void drawing.result
+            .catch(() => undefined)
+            .then(() =>
+              log.debug({ size: pdf.size }, 'PDF thumbnail render dropped: its upload was not kept'),
+            );
+          pump();
+        },
+      };
+      begun.set(handle, drawing);
+      return handle;
+    },
+
     make,
 
     async resume() {

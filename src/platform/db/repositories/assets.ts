@@ -183,12 +183,13 @@ export async function deleteThumbnailsOf(db: DB, parentId: number) {
  *
  * `insertPendingThumbnail` runs in the transaction that inserts the parent: its id is the parent's
  * `thumbnail_id` from the start; `blobKey` (reserved from the blob store) holds nothing until the
- * PNG is committed under it. Answers its id.
+ * PNG is committed under it. `renderBegun`: its render began with the upload, and counts as the
+ * first attempt. Answers its id.
  */
 export async function insertPendingThumbnail(
   db: DB,
   parent: AssetRow,
-  thumbnail: { name: string; blobKey: string },
+  thumbnail: { name: string; blobKey: string; renderBegun: boolean },
 ): Promise<number> {
   const row = await db
     .insertInto('assets')
@@ -207,6 +208,7 @@ export async function insertPendingThumbnail(
       private: parent.private,
       thumbnail_of: parent.id,
       pending: 1,
+      render_attempts: thumbnail.renderBegun ? 1 : 0,
       version: 1,
       created_by: parent.created_by,
       created_at: parent.created_at,
