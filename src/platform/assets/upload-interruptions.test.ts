@@ -143,6 +143,7 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
     const state = await storageState(platform.config);
     expect(state.fileNames.every((name) => state.rowKeys.includes(name))).toBe(true);
   });
+
   it('H7 with a pitch deck: the thumbnail render the late request began once its PDF was stored is dropped with it', async () => {
     const me = meSchema.parse(
       await (await fetch(`${platform.url}/v2/core/me`, { headers: bearer(issuer) })).json(),

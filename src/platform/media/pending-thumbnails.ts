@@ -16,10 +16,10 @@ import { blobPdfSource } from './pdf-thumbnails';
  * in its own transaction and hands its id here once committed; the PNG is rendered in the worker
  * pool, committed under the reserved key, and the row completed. When a worker is free, the render
  * begins as soon as the PDF is stored, while the upload commits its rows and answers (`begin`); its
- * PNG is still stored only once the row exists. A PDF that cannot be thumbnailed
- * loses its pending row (the parent then has no `thumbnail_id`; the log says why); a parent deleted
- * meanwhile takes the row with it, and a PNG made too late is removed. Pending rows are the queue's
- * durable copy: whatever a stop or crash interrupts is made again after the next start.
+ * PNG is still stored only once the row exists. A PDF that cannot be thumbnailed loses its pending
+ * row (the parent then has no `thumbnail_id`; the log says why); a parent deleted meanwhile takes
+ * the row with it, and a PNG made too late is removed. Pending rows are the queue's durable copy:
+ * whatever a stop or crash interrupts is made again after the next start.
  *
  * Several instances share the pending rows (deploy/): each thumbnail queued or being made holds a
  * running claim (assets/running-claims.ts; leased in Redis), and an instance takes up only pending
