@@ -157,6 +157,20 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
   });
 
+  it('says whether a render handed over now would begin at once: only with a worker ready and free', async () => {
+    const p = pool({ timeoutMs: 60_000 });
+    // No worker started yet: a render would wait for pdf.js to load.
+    expect(p.hasIdleWorker()).toBe(false);
+    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(p.hasIdleWorker()).toBe(true);
+    // The one worker is drawing (seconds of it): the next render would wait.
+    const slow = outcome(render(p, slowPdf()));
+    expect(p.hasIdleWorker()).toBe(false);
+    await p.close();
+    expect(await slow).toBe('closed');
+    expect(p.hasIdleWorker()).toBe(false);
+  });
+
   it('PT4 reads only what page 1 needs of a large PDF, by range, and never the rest', async () => {
     const large = largePdf(50 * 1024 * 1024);
     const file = source(large);
