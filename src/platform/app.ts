@@ -1,7 +1,6 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
@@ -14,6 +13,7 @@ import { installErrorHandling } from './errors';
 import { openApiTransform } from './plugins/openapi';
 import { securityHeaders } from './plugins/security-headers';
 import { pathCors } from './plugins/cors';
+import { rateLimits } from './plugins/rate-limits';
 import { RequestLog } from './plugins/request-log';
 import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
@@ -191,23 +191,10 @@ export async function buildPlatform(
   app.addHook('onRoute', (route) => {
     if (isLimitedBeforeAuth(route.url ?? '')) route.config = { ...route.config, rateLimit: false };
   });
-  await app.register(rateLimit, {
-    // One budget for every instance when they share Redis (shared-state.ts says what a failure does).
-    ...shared.rateLimitStore,
+  const countApiRequest = await rateLimits(app, {
     max: config.apiRateLimit,
     timeWindow: 60_000,
-    // The counters (limit, remaining, reset) come with a 429 only, beside its Retry-After
-    // (decisions.md): on every other answer they cost about 5% of an API read's CPU (three headers
-    // Node validates and writes), and no client of ours reads them before it is refused.
-    addHeadersOnExceeding: {
-      'x-ratelimit-limit': false,
-      'x-ratelimit-remaining': false,
-      'x-ratelimit-reset': false,
-    },
-    errorResponseBuilder: (_request, context) => ({
-      statusCode: 429,
-      message: `Rate limit exceeded, retry in ${context.after}`,
-    }),
+    redis: shared.rateLimitStore,
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -227,15 +214,21 @@ export async function buildPlatform(
   // The API's rate limit is checked here, before the token, so that requests refused at
   // authentication count too (H3): a route's own limit hook would only run after this hook. It is
   // the same per-address budget as the routes' (one store), and a request is counted once.
-  const limitApi = app.rateLimit();
   app.addHook('onRequest', (request, reply, done) => {
     const query = request.url.indexOf('?');
     const path = query === -1 ? request.url : request.url.slice(0, query);
     if (!isLimitedBeforeAuth(path)) return done();
-    limitApi
-      .call(app, request, reply)
-      .then(() => authenticate(request))
-      .then(() => done(), done);
+    countApiRequest(request, reply, (refused) => {
+      if (refused) return done(refused);
+      let authenticating: Promise<void> | undefined;
+      try {
+        authenticating = authenticate(request);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (authenticating) authenticating.then(() => done(), done);
+      else done();
+    });
   });
   await app.register(meRoutes, { ctx });
   // Multipart bodies are parsed only where uploads arrive: @fastify/multipart adds two hooks to

@@ -53,6 +53,19 @@ describe('H3 requests refused at authentication count against the per-address ra
     // Counted per address: another client is not held back by this one.
     expect(await getFrom('127.0.0.2', `${platform.url}/v2/core/me`, badToken)).toBe(401);
   });
+
+  it('spends one budget per address on the API and the other routes alike', async () => {
+    const metadata = `${platform.url}/.well-known/oauth-authorization-server`;
+    const api = `${platform.url}/v2/core/me`;
+    const statuses: number[] = [];
+    for (let i = 0; i < budget; i++) {
+      statuses.push(await getFrom('127.0.0.4', i % 2 === 0 ? metadata : api, {}));
+    }
+    expect(statuses).toEqual(Array.from({ length: budget }, (_, i) => (i % 2 === 0 ? 200 : 401)));
+    // Half the budget went on each: with a budget of its own, either would still answer.
+    expect(await getFrom('127.0.0.4', api, {})).toBe(429);
+    expect(await getFrom('127.0.0.4', metadata, {})).toBe(429);
+  });
 });
 
 describe('the per-address rate limit', () => {
