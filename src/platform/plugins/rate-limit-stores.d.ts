@@ -1,4 +1,4 @@
-// @fastify/rate-limit's two stores, which its package ships without types of their own (api-rate-limit.ts).
+// Types for the two stores of @fastify/rate-limit, whose package ships none for them (rate-limits.ts).
 declare module '@fastify/rate-limit/store/LocalStore.js' {
   import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 
