@@ -85,7 +85,7 @@ const pools = new WeakMap<DB, pg.Pool>();
  *
  * On PostgreSQL the statement is named, so that each connection of the pool parses and plans it
  * once instead of at every request (the asset read's subqueries cost PostgreSQL 250–340 µs of CPU
- * a request unnamed: README, S4s). A read inside a transaction runs on the transaction's connection,
+ * a request unnamed: docs/benchmarks.md, S4s). A read inside a transaction runs on the transaction's connection,
  * through Kysely.
  */
 export function preparedRead<Args extends unknown[], Row>(
@@ -175,7 +175,7 @@ function openSqlite(dataDir: string): DB {
   // An answered write survives a power loss, not only a crash of this process: with WAL, NORMAL
   // syncs only at checkpoints, so the last commits before a power cut could vanish after their 201
   // (an upload whose file is on disk but whose row is not). FULL syncs the WAL at every commit;
-  // what it costs is measured in the README's bench section (issue 15, point 6).
+  // what it costs is measured in the README ("The platform's endpoints so far"; issue 15, point 6).
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   // The admin commands may write while a server runs: wait for its lock instead of failing.

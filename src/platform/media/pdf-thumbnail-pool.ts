@@ -157,10 +157,11 @@ function startWorker(options: Pick<WorkerOptions, 'resourceLimits' | 'workerData
  * worker's 128 MB heap (20 MB live after a collection) ran a full collection every other render of
  * a 12-slide deck, 10–15 ms of marking each, and a render took twice the CPU it takes on a large
  * heap. A worker thread cannot have V8 flags of its own (a render process can: tried and not kept,
- * README "PDF thumbnails"), and a larger heap limit would give up the bound on its memory. On the
- * main thread this replaces the factor V8 would have chosen by the allocation rate (1.1 to 4):
- * measured beside the platform before it (npm run bench:against), neither the API's CPU per request
- * nor the process's memory moved beyond the noise (README). The flag exists in V8 from Node 20 to 24.
+ * docs/benchmarks.md, "PDF thumbnails"), and a larger heap limit would give up the bound on its
+ * memory. On the main thread this replaces the factor V8 would have chosen by the allocation rate
+ * (1.1 to 4): measured beside the platform before it (npm run bench:against), neither the API's CPU
+ * per request nor the process's memory moved beyond the noise (same document). The flag exists in
+ * V8 from Node 20 to 24.
  */
 function letHeapsGrowTwofold() {
   setFlagsFromString('--heap-growing-percent=100');
