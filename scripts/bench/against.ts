@@ -2,8 +2,8 @@
  * `npm run bench:against -- <git ref> [rounds]`: this checkout against another version of the code,
  * both platforms running side by side and measured in turns, round by round (which goes first
  * alternates), so that a busy machine weighs on both alike. Separate runs of `npm run bench` on a
- * shared machine differ by more than most changes do (docs/benchmarks.md, "PDF thumbnails": a render process that
- * seemed not to help in one run each, and did help measured this way).
+ * shared machine differ by more than most changes do (docs/benchmarks.md, "PDF thumbnails": a
+ * render process that seemed not to help in one run each, and did help measured this way).
  *   GET   GET /v2/core/assets/:id from 4 keep-alive loops for 2 s: the platform's CPU per request
  *   S8′   upload of the 12-slide pitch deck until its thumbnail is ready (as the bench's S8′), time and
  *         the platform's CPU, each ÷ bare pdf.js + PNG in this process, measured in the same round

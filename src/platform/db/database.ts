@@ -85,8 +85,8 @@ const pools = new WeakMap<DB, pg.Pool>();
  *
  * On PostgreSQL the statement is named, so that each connection of the pool parses and plans it
  * once instead of at every request (the asset read's subqueries cost PostgreSQL 250–340 µs of CPU
- * a request unnamed: docs/benchmarks.md, S4s). A read inside a transaction runs on the transaction's connection,
- * through Kysely.
+ * a request unnamed: docs/benchmarks.md, S4s). A read inside a transaction runs on the
+ * transaction's connection, through Kysely.
  */
 export function preparedRead<Args extends unknown[], Row>(
   build: (db: DB, ...args: Args) => Compilable<Row>,

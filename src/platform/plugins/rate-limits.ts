@@ -24,9 +24,9 @@ const refusal = (after: string) =>
  *
  * Why the API does not run the plugin's own handler (`app.rateLimit()`) in that hook: the handler is
  * three promises deep even when the store answers at once, as the memory store does. On a fast
- * machine that was about 4 µs of a 70 µs API read (S4c, docs/benchmarks.md). Counted here, a request the
- * store answers at once goes on to authentication in the same turn of the event loop. The 429 has
- * the plugin's headers: the counters and `Retry-After`.
+ * machine that was about 4 µs of a 70 µs API read (S4c, docs/benchmarks.md). Counted here, a
+ * request the store answers at once goes on to authentication in the same turn of the event loop.
+ * The 429 has the plugin's headers: the counters and `Retry-After`.
  */
 export async function rateLimits(app: FastifyInstance, options: RateLimitOptions) {
   const store = options.redis
