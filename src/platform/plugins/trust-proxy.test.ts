@@ -41,3 +41,29 @@ describe('TRUST_PROXY: X-Forwarded-For names the client only when it comes from 
     expect(other.status).toBe(429);
   });
 });
+
+describe('IPv6 clients behind a trusted proxy', () => {
+  let platform: TestPlatform;
+  beforeAll(async () => {
+    platform = await startPlatform({ API_RATE_LIMIT: String(budget), TRUST_PROXY: '127.0.0.1' });
+  });
+  afterAll(() => platform.close());
+
+  it('counts a /64 as one client: addresses inside it share one budget', async () => {
+    expect(await spend(platform, '2001:db8:1:2::a')).toEqual(spentBudget);
+    const sameNetwork = await fetch(`${platform.url}/v2/core/me`, {
+      headers: { 'x-forwarded-for': '2001:db8:1:2:ffff::1' },
+    });
+    expect(sameNetwork.status).toBe(429);
+    // The next /64 is another client.
+    expect(await spend(platform, '2001:db8:1:3::a')).toEqual(spentBudget);
+  });
+
+  it('counts an IPv4-mapped address as its IPv4 address', async () => {
+    expect(await spend(platform, '192.0.2.44')).toEqual(spentBudget);
+    const mapped = await fetch(`${platform.url}/v2/core/me`, {
+      headers: { 'x-forwarded-for': '::ffff:192.0.2.44' },
+    });
+    expect(mapped.status).toBe(429);
+  });
+});
