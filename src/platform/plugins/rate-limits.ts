@@ -15,9 +15,9 @@ export interface RateLimitOptions {
 /**
  * The key an address counts under, as the plugin keys it: an IPv6 address by its /64 (one client
  * holds a whole /64), an IPv4-mapped one as its IPv4 address. The plugin's `normalizeIP` first
- * tests every address with Node's `isIPv6`, a long regular expression that cost about 1 µs of an
- * API read of 55–85 µs in a profile (docs/benchmarks.md); an address without a colon is IPv4 (or no
- * address at all), for which it only lowercases.
+ * tests every address with Node's `isIPv6`, a long regular expression that took about 1 µs of each
+ * API read in a perf profile (docs/benchmarks.md, "A perf profile of GET asset"). An address
+ * without a colon is not IPv6, and for such an address the plugin only lowercases it.
  */
 const addressKey = (ip: string) => (ip.includes(':') ? normalizeIP(ip) : ip.toLowerCase());
 
