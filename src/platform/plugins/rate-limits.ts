@@ -13,11 +13,12 @@ export interface RateLimitOptions {
 }
 
 /**
- * The key an address counts under, as the plugin keys it: an IPv6 address by its /64 (one client
- * holds a whole /64), an IPv4-mapped one as its IPv4 address. The plugin's `normalizeIP` first
- * tests every address with Node's `isIPv6`, a long regular expression that took about 1 µs of each
- * API read in a perf profile (docs/benchmarks.md, "A perf profile of GET asset"). An address
- * without a colon is not IPv6, and for such an address the plugin only lowercases it.
+ * The key an address counts under, on the API and on every other route: the plugin's own
+ * `normalizeIP`, which keys an IPv6 address by its /64 (one client holds a whole /64) and an
+ * IPv4-mapped one as its IPv4 address. It first tests every address with Node's `isIPv6`, a long
+ * regular expression that took about 1 µs of each API read in a perf profile (docs/benchmarks.md,
+ * "A perf profile of GET asset"); an address without a colon is not IPv6, and for such an address
+ * `normalizeIP` only lowercases it.
  */
 const addressKey = (ip: string) => (ip.includes(':') ? normalizeIP(ip) : ip.toLowerCase());
 
@@ -50,6 +51,7 @@ export async function rateLimits(app: FastifyInstance, options: RateLimitOptions
     skipOnError: options.redis?.skipOnError ?? false,
     max: options.max,
     timeWindow: options.timeWindow,
+    keyGenerator: (request) => addressKey(request.ip),
     // The counters (limit, remaining, reset) come with a 429 only, beside its Retry-After
     // (decisions.md): on every other answer they cost about 5% of an API read's CPU (three headers
     // Node validates and writes), and no client of ours reads them before it is refused.
