@@ -45,6 +45,32 @@ test('a wrong password keeps the person on the form with a message, using only t
   await page.keyboard.press('Enter');
   await expect(page.getByRole('alert')).toHaveText('The email or password is incorrect.');
   await expect(page.getByLabel('Email')).toHaveValue('investor@demo.test');
+  // The email is right there: the next thing to type is the password.
+  await expect(page.getByLabel('Password')).toBeFocused();
+});
+
+test('a held sign-in counts down to when the person may try again', async ({ page }) => {
+  // An address nobody has: it is held like any account, and holds no one else back.
+  const email = `nobody-${Date.now()}@demo.test`;
+  for (let attempt = 0; ; attempt++) {
+    expect(attempt).toBeLessThan(10);
+    await page.goto(authorizePath(`held-${attempt}`));
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(`guess-${attempt}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    if ((await page.getByRole('alert').textContent())?.includes('Too many failed sign-ins')) break;
+  }
+  const countdown = page.getByRole('alert').locator('.countdown');
+  const shown = () =>
+    countdown.evaluate((element) => {
+      const [minutes, seconds] = getComputedStyle(element).counterReset.match(/\d+/g)!.map(Number);
+      return minutes! * 60 + seconds!;
+    });
+  const first = await shown();
+  expect(first).toBeGreaterThan(0);
+  await expect.poll(shown).toBeLessThan(first);
+  // The wait stays in words for screen readers.
+  await expect(page.getByRole('alert')).toContainText(/Try again in (1 minute|\d+ seconds)\./);
 });
 
 test('declining sends the person back with access_denied', async ({ page }) => {

@@ -43,6 +43,44 @@ export interface LoginPage {
   email?: string;
   error?: string;
   clientName?: string;
+  /** Sign-in is held this many seconds: the error ticks down to zero (see `waitStylesheet`). */
+  waitSeconds?: number;
+}
+
+/** The path of the stylesheet that makes a hold of `seconds` tick down on the sign-in page. */
+export const waitStylesheetPath = (seconds: number) => `/auth/assets/wait-${seconds}.css`;
+export const waitStylesheetPattern = /^\/auth\/assets\/wait-([1-9][0-9]{0,4})\.css$/;
+
+/**
+ * A countdown without a script (the pages allow none): an integer custom property animated from
+ * `seconds` to 0 over `seconds`, shown as m:ss through CSS counters. The wait in words stays in
+ * the alert for screen readers and for browsers without `@property`; only its look is replaced.
+ */
+export function waitStylesheet(seconds: number): string {
+  return `@property --wait { syntax: '<integer>'; inherits: false; initial-value: 0; }
+@keyframes sign-in-wait { from { --wait: ${seconds}; } to { --wait: 0; } }
+.countdown { animation: sign-in-wait ${seconds}s linear forwards;
+  counter-reset: minutes round(down, var(--wait) / 60, 1) seconds mod(var(--wait), 60); }
+.countdown .in-words { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.countdown::after { content: counter(minutes) ":" counter(seconds, decimal-leading-zero); font-variant-numeric: tabular-nums; }
+`;
+}
+
+/** The error, with its wait (written `{wait}` in it) marked up to tick down when there is one. */
+function errorText(error: string, waitSeconds: number | undefined): string {
+  if (waitSeconds === undefined || !error.includes('{wait}')) return escapeHtml(error.replace('{wait}', ''));
+  const [before, after] = error.split('{wait}', 2).map(escapeHtml);
+  return (
+    `${before}<span class="countdown"><span class="in-words">${escapeHtml(waitText(waitSeconds))}</span></span>${after}` +
+    `<link rel="stylesheet" href="${waitStylesheetPath(waitSeconds)}">`
+  );
+}
+
+/** "40 seconds", "1 minute", "15 minutes". */
+export function waitText(seconds: number): string {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 export function renderLoginPage(page: LoginPage): string {
@@ -50,9 +88,12 @@ export function renderLoginPage(page: LoginPage): string {
     ? `<p>Sign in to continue to <strong>${escapeHtml(page.clientName)}</strong>.</p>`
     : '<p>Sign in to your account.</p>';
   const error = page.error
-    ? `<p class="error" role="alert" id="sign-in-error">${escapeHtml(page.error)}</p>`
+    ? `<p class="error" role="alert" id="sign-in-error">${errorText(page.error, page.waitSeconds)}</p>`
     : '';
   const describedBy = page.error ? ' aria-describedby="sign-in-error"' : '';
+  // After a failed attempt the email is kept, so the next thing to type is the password.
+  const retry = Boolean(page.error && page.email);
+  const focus = (field: 'email' | 'password') => ((field === 'password') === retry ? ' autofocus' : '');
   return layout(
     'Sign in',
     `<h1>Sign in</h1>
@@ -62,9 +103,9 @@ ${error}
 ${hidden('csrf_token', page.csrfToken)}
 ${hidden('return_to', page.returnTo)}
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required autofocus value="${escapeHtml(page.email ?? '')}"${describedBy}>
+<input id="email" name="email" type="email" autocomplete="username" required${focus('email')} value="${escapeHtml(page.email ?? '')}"${describedBy}>
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${describedBy}>
+<input id="password" name="password" type="password" autocomplete="current-password" required${focus('password')}${describedBy}>
 <button type="submit">Sign in</button>
 </form>`,
   );

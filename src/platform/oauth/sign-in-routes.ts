@@ -15,7 +15,16 @@ import {
   RedirectableError,
   redirectTo,
 } from './authorize-request';
-import { renderConsentPage, renderLoginPage, renderMessagePage, stylesheet, stylesheetPath } from './pages';
+import {
+  type LoginPage,
+  renderConsentPage,
+  renderLoginPage,
+  renderMessagePage,
+  stylesheet,
+  stylesheetPath,
+  waitStylesheet,
+  waitStylesheetPattern,
+} from './pages';
 import { deviceOf, issueDeviceCookie } from './device-cookie';
 import { assertSameOriginForm, csrfTokenFor, currentUser, startSession } from './sign-in-session';
 
@@ -33,13 +42,6 @@ function withoutPrompt(url: string): string {
   const parsed = new URL(url, 'http://platform.invalid');
   parsed.searchParams.delete('prompt');
   return parsed.pathname + parsed.search;
-}
-
-/** "40 seconds", "1 minute", "15 minutes". */
-function waitText(seconds: number): string {
-  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
 /**
@@ -93,6 +95,16 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
   app.get(stylesheetPath, { config: page, schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
   );
+
+  // One small stylesheet per length of hold, so the countdown needs no script and no inline style.
+  app.get('/auth/assets/:file', { config: page, schema: { hide: true } }, async (request, reply) => {
+    const match = waitStylesheetPattern.exec(request.url.split('?')[0]!);
+    if (!match) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    return reply
+      .type('text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .send(waitStylesheet(Number(match[1])));
+  });
 
   const redirect = (reply: FastifyReply, status: 302 | 303, location: string) =>
     reply.code(status).header('location', location).send();
@@ -152,7 +164,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     request: FastifyRequest,
     reply: FastifyReply,
     returnTo: string,
-    extra: { email?: string; error?: string; clientName?: string } = {},
+    extra: Pick<LoginPage, 'email' | 'error' | 'clientName' | 'waitSeconds'> = {},
   ) {
     const csrfToken = csrfTokenFor(ctx, request, reply);
     return reply
@@ -236,8 +248,9 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       reply.code(429).header('retry-after', String(seconds));
       return loginPage(request, reply, returnTo, {
         email,
+        waitSeconds: seconds,
         error:
-          `Too many failed sign-ins. Try again in ${waitText(seconds)}. ` +
+          'Too many failed sign-ins. Try again in {wait}. ' +
           'A browser you have signed in with before is not held back.',
       });
     }

@@ -26,7 +26,8 @@ async function signIn(b: Browser, email: string, password: string) {
   return b.postForm(`${platform.url}/auth/login`, { ...hiddenFields(await page.text()), email, password });
 }
 
-const alertOf = (html: string) => /role="alert"[^>]*>([^<]*)</.exec(html)?.[1];
+/** The alert's text as a screen reader reads it (the countdown's markup left out). */
+const alertOf = (html: string) => /role="alert"[^>]*>(.*?)<\/p>/s.exec(html)?.[1]?.replace(/<[^>]*>/g, '');
 
 function deviceCookieOf(b: Browser) {
   const [name, value] = b.jar.entries().find(([n]) => n.startsWith('platform_device_'))!;
@@ -88,6 +89,20 @@ describe('H6 an attacker cannot lock the owner out (OWASP device cookies)', { ti
     expect(message).toMatch(/Too many failed sign-ins/);
     expect(message).toMatch(/Try again in (1 minute|\d+ seconds)\./);
     expect(message).toMatch(/browser you have signed in with before/);
+
+    // The wait ticks down on the page without a script: a stylesheet of its own length animates it.
+    const seconds = Number(right.headers.get('retry-after'));
+    const link = new RegExp(`<link rel="stylesheet" href="(/auth/assets/wait-${seconds}\\.css)">`).exec(
+      rightHtml,
+    );
+    expect(link).not.toBeNull();
+    const css = await fetch(`${platform.url}${link![1]}`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(await css.text()).toContain(`animation: sign-in-wait ${seconds}s linear forwards`);
+    // The held form is for the same person: the email stays, and the password is the next field.
+    expect(rightHtml).toMatch(new RegExp(`id="email"[^>]*value="${owner}"`));
+    expect(rightHtml).toMatch(/id="password"[^>]*autofocus/);
 
     // The right and a wrong password get the same answer: nothing tells which part was wrong.
     const wrong = await signIn(browser(), owner, 'still-wrong');
@@ -194,5 +209,31 @@ describe('H6 an attacker cannot lock the owner out (OWASP device cookies)', { ti
     // The device is now one more unknown browser: its failures count for the account and address.
     for (let i = 0; i < 5; i++) expect((await signIn(ownBrowser, owner, `typo-${i}`)).status).toBe(401);
     expect((await signIn(ownBrowser, owner, demoPassword)).status).toBe(429);
+  });
+});
+
+describe('the sign-in form after a failed attempt', () => {
+  it('keeps the email and puts the password first; a fresh form starts at the email', async () => {
+    const b = browser();
+    const fresh = await b.get(authorizeUrl(platform, { ...authorize, prompt: 'login' }));
+    const freshHtml = await fresh.text();
+    expect(freshHtml).toMatch(/id="email"[^>]*autofocus/);
+    expect(freshHtml).not.toMatch(/id="password"[^>]*autofocus/);
+
+    const wrong = await signIn(b, owner, 'not-the-password');
+    expect(wrong.status).toBe(401);
+    const html = await wrong.text();
+    expect(alertOf(html)).toBe('The email or password is incorrect.');
+    expect(html).toMatch(new RegExp(`id="email"[^>]*value="${owner}"`));
+    expect(html).not.toMatch(/id="email"[^>]*autofocus/);
+    expect(html).toMatch(/id="password"[^>]*autofocus/);
+    // The password itself is never written back into the page.
+    expect(html).not.toContain('not-the-password');
+  });
+
+  it('answers 404 for a countdown stylesheet that is not one', async () => {
+    for (const path of ['wait-0.css', 'wait-abc.css', 'wait-123456.css', 'other.css']) {
+      expect((await fetch(`${platform.url}/auth/assets/${path}`)).status).toBe(404);
+    }
   });
 });
