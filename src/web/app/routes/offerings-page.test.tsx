@@ -166,9 +166,8 @@ describe('the offerings page', () => {
     renderRoutes(routes, '/offerings');
     const notice = await screen.findByRole('alert');
     expect(within(notice).getByRole('heading').textContent).toBe('The offerings could not be loaded');
-    expect(notice.textContent).toContain(
-      'The platform cannot be reached. Check your connection and try again.',
-    );
+    // The page came from the app's own server and the browser is online: the platform is what failed.
+    expect(notice.textContent).toContain('The platform is not answering. Try again in a moment.');
     down = false;
     await user.click(within(notice).getByRole('button', { name: 'Try again' }));
     await screen.findByRole('list', { name: 'Offerings' });

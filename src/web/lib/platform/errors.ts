@@ -98,6 +98,8 @@ function platformWords(body: unknown): string | undefined {
   return words.trim();
 }
 
+const notAnswering = 'The platform is not answering. Try again in a moment.';
+
 /** Words for an answer that carried none the app can show. */
 export function wordsForStatus(status: number): string {
   if (status === 400) return 'The platform could not accept this request.';
@@ -112,7 +114,7 @@ export function wordsForStatus(status: number): string {
   if (status === 415) return 'The platform does not accept this kind of file.';
   if (status === 422) return 'The platform did not accept these details.';
   if (status === 429) return 'Too many requests. Wait a moment, then try again.';
-  if (status === 502 || status === 504) return 'The platform cannot be reached. Try again in a moment.';
+  if (status === 502 || status === 504) return notAnswering;
   if (status >= 500) return 'The platform had a problem. Please try again in a moment.';
   return `The platform answered with an unexpected status (${status}).`;
 }
@@ -126,7 +128,11 @@ export function messageOf(error: unknown): string {
     return error.message;
   }
   if (error instanceof NotOffered || error instanceof SessionEnded) return error.message;
+  // fetch rejects with a TypeError when no answer came. The browser knows whether it is offline;
+  // otherwise this app's own server answered (it served the page) and the platform did not.
   if (error instanceof TypeError)
-    return 'The platform cannot be reached. Check your connection and try again.';
+    return navigator.onLine === false
+      ? 'You are offline. Check your connection, then try again.'
+      : notAnswering;
   return error instanceof Error ? error.message : 'Something went wrong.';
 }
