@@ -1,8 +1,20 @@
 import { describeAccepts, type FileTypeInfo } from '../../../../shared/assets/file-types';
 
-/** The line under "Choose a file", the same in the live drop area and in its placeholder. */
-export const dropHint = (fileType: FileTypeInfo) =>
-  `or drop ${describeAccepts(fileType)} here; you can also paste while the button has focus.`;
+/**
+ * A device whose only pointer is a finger: nothing can be dragged onto the page or pasted from a
+ * keyboard there, so the hint does not offer it.
+ */
+export const isTouchOnly = () =>
+  typeof matchMedia === 'function' && matchMedia('(hover: none) and (pointer: coarse)').matches;
+
+/**
+ * The line under "Choose a file", the same in the live drop area and in its placeholder; none on a
+ * touch-only device (the slot's own hint already says what it accepts).
+ */
+export const dropHint = (fileType: FileTypeInfo, touchOnly = isTouchOnly()) =>
+  touchOnly
+    ? ''
+    : `or drop ${describeAccepts(fileType)} here; you can also paste while the button has focus.`;
 
 /**
  * What stands in the drop area's place while react-dropzone loads (file-drop.tsx, on demand): the
@@ -10,6 +22,7 @@ export const dropHint = (fileType: FileTypeInfo) =>
  * W4, layout shift). Nothing here can be used yet: screen readers hear that it is loading.
  */
 export function DropAreaPlaceholder({ fileType, choose }: { fileType: FileTypeInfo; choose: string }) {
+  const hint = dropHint(fileType);
   return (
     <div className="drop-area-group" aria-busy="true">
       <div className="drop-area">
@@ -17,9 +30,11 @@ export function DropAreaPlaceholder({ fileType, choose }: { fileType: FileTypeIn
         <span className="button" aria-hidden="true">
           {choose}
         </span>
-        <span className="drop-hint" aria-hidden="true">
-          {dropHint(fileType)}
-        </span>
+        {hint && (
+          <span className="drop-hint" aria-hidden="true">
+            {hint}
+          </span>
+        )}
       </div>
       {fileType.documentType === 'image' && (
         <span className="button camera-button" aria-hidden="true">

@@ -37,6 +37,7 @@ export default function FileDrop({
     onDrop: (accepted, rejected) => onFiles([...accepted, ...rejected.map((r) => r.file)]),
   });
   const image = fileType.documentType === 'image';
+  const hint = dropHint(fileType);
   return (
     <div className="drop-area-group">
       <div
@@ -62,7 +63,7 @@ export default function FileDrop({
             {choose === 'Replace' ? label.toLowerCase() : `for ${label}`}
           </span>
         </button>
-        <span className="drop-hint">{isDragActive ? 'Drop to upload' : dropHint(fileType)}</span>
+        {hint && <span className="drop-hint">{isDragActive ? 'Drop to upload' : hint}</span>}
       </div>
       {image && (
         <label className="button camera-button">
