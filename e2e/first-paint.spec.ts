@@ -168,9 +168,9 @@ test("signed in, an entity page is painted as its outline, and takes the entity'
   await scripts.install();
   await page.goto('/products/2', { waitUntil: 'commit' });
   // Before any script: where the page sits, what kind of entity, its first slot and what it is for.
-  const firstSlot = page.getByRole('heading', { level: 2, name: 'Business plan' });
+  const firstSlot = page.getByRole('heading', { level: 2, name: 'Logo' });
   await expect(firstSlot).toBeVisible();
-  await expect(page.getByText(/^How the company behind the product plans to run its business/)).toBeVisible();
+  await expect(page.getByText(/^The product's logo\./)).toBeVisible();
   await expect(page.getByRole('status')).toHaveText('Loading the product…');
   await expect(page.getByRole('navigation', { name: 'Breadcrumb' })).toHaveText('Home / Product');
   expect(scripts.held.length).toBeGreaterThan(0);
@@ -188,7 +188,7 @@ test("signed in, an entity page is painted as its outline, and takes the entity'
   scripts.release();
   // The app's page: the name where the room was kept for it, the files in their slots.
   await expect(heading).toHaveText(/Harbor Street Lofts/);
-  await expect(page.getByRole('region', { name: 'Business plan' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Logo' })).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'Loading the product…' })).toHaveCount(0);
   // What only the platform knows, the product's investment and team member, came below the files.
   await expect(page.getByRole('navigation', { name: 'Related' })).toContainText('Omar Partner');

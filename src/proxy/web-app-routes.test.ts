@@ -274,9 +274,9 @@ describe('the page painted before the app runs (W4)', () => {
     expect(product.text).toContain(
       '<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">Home</a> <span aria-hidden="true">/</span> Product</nav>' +
         '<h1><span class="eyebrow">Product</span> <span class="name-placeholder" aria-hidden="true"></span></h1>' +
-        '<div class="slots"><section class="slot card"><div class="slot-head"><h2>Business plan</h2>' +
-        '<p class="hint">How the company behind the product plans to run its business and make money. ' +
-        'Accepts a PDF, image, Office document, CSV or text file up to 100 MB. ' +
+        '<div class="slots"><section class="slot card"><div class="slot-head"><h2>Logo</h2>' +
+        '<p class="hint">The product\'s logo. ' +
+        'Accepts a JPEG, PNG, WebP, GIF or AVIF image up to 25 MB. ' +
         'Holds one file: a new upload replaces it.</p></div>' +
         '<p class="status" role="status"><span class="spinner" aria-hidden="true"></span> Loading the product…</p>' +
         '</section></div>',

@@ -105,15 +105,23 @@ describe('file-type catalog', () => {
     ]);
   });
 
-  it('gives each entity its slots', () => {
+  it('gives each entity its slots, in the order of the job', () => {
     expect(fileTypesFor('Product').map((t) => t.fileType)).toEqual([
+      'logo',
+      'cover_image',
+      'pitch_deck',
+      'one_page_teaser',
       'business_plan',
       'charter_document',
-      'cover_image',
-      'logo',
-      'one_page_teaser',
-      'pitch_deck',
     ]);
+    expect(fileTypesFor('Accreditation').map((t) => t.fileType)).toEqual([
+      'letter_of_accreditation',
+      'executed_letter_of_accreditation',
+      'drivers_license',
+      'utility_bill',
+    ]);
+    // Every row of the catalog has its place in the order, once.
+    expect(new Set(assetableTypes.flatMap((type) => fileTypesFor(type))).size).toBe(fileTypes.length);
     expect(fileTypesFor('User').map((t) => t.fileType)).toEqual(['avatar']);
     expect(fileTypesFor('TeamMember').map((t) => t.fileType)).toEqual(['team_member_avatar']);
     // Every entity of /me has at least one slot, and every row belongs to one of them.

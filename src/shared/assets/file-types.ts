@@ -282,9 +282,41 @@ export const isFileTypeName = (name: string): name is FileTypeName => byName.has
 /** undefined for a name the catalog does not know (a typo, or a type of another platform). */
 export const findFileType = (name: string): FileTypeInfo | undefined => byName.get(name);
 
-/** The slots of an entity, in the spec's order. */
+/**
+ * The slots of every entity in the order of the job, most looked-at first (the spec lists them
+ * alphabetically): a product is recognised by its logo and cover before anyone reads its
+ * charter; an accreditation starts with the letter it is about; a catch-all comes last.
+ */
+const slotOrder: readonly FileTypeName[] = [
+  // Product
+  'logo',
+  'cover_image',
+  'pitch_deck',
+  'one_page_teaser',
+  'business_plan',
+  'charter_document',
+  // Investment
+  'financial_document',
+  'preexisting_subscription_agreement',
+  'intellectual_property',
+  'bad_actor_certification',
+  'additional_document',
+  // Accreditation
+  'letter_of_accreditation',
+  'executed_letter_of_accreditation',
+  'drivers_license',
+  'utility_bill',
+  // IndicationOfInterest
+  'investors_corporate_resolution',
+  'investors_charter_document',
+  // User, TeamMember
+  'avatar',
+  'team_member_avatar',
+];
+
+/** The slots of an entity, in the order of the job (`slotOrder`). */
 export const fileTypesFor = (assetableType: AssetableType): FileTypeInfo[] =>
-  fileTypes.filter((t) => t.assetableType === assetableType);
+  slotOrder.map((name) => byName.get(name)!).filter((t) => t.assetableType === assetableType);
 
 type FileTypeRef = FileTypeName | FileTypeInfo;
 function resolve(ref: FileTypeRef): FileTypeInfo {

@@ -323,17 +323,16 @@ describe('an entity page while its entity loads', () => {
     expect((await screen.findByRole('status')).textContent?.trim()).toBe('Loading the product…');
     expect(screen.getByRole('navigation', { name: 'Breadcrumb' }).textContent).toBe('Home / Product');
     expect(screen.getByRole('heading', { level: 1 }).textContent?.trim()).toBe('Product');
-    expect(screen.getByRole('heading', { level: 2, name: 'Business plan' })).toBeTruthy();
-    expect(
-      screen.getByText(/^How the company behind the product plans to run its business and make money\./),
-    ).toBeTruthy();
+    // The first slot in the order of the job: a product is recognised by its logo.
+    expect(screen.getByRole('heading', { level: 2, name: 'Logo' })).toBeTruthy();
+    expect(screen.getByText(/^The product's logo\./)).toBeTruthy();
     expect(screen.queryByRole('heading', { level: 2, name: 'Charter document' })).toBeNull();
 
     act(() => answer());
     expect(await screen.findByRole('heading', { level: 1, name: 'Product Solar' })).toBeTruthy();
     expect(await cardsOf('Charter document')).toEqual(['charter-5.csv']);
     expect(screen.queryByText('Loading the product…')).toBeNull();
-    expect(screen.getByRole('region', { name: 'Business plan' })).toBeTruthy();
+    expect(screen.getByRole('region', { name: 'Logo' })).toBeTruthy();
   });
   it('shows no slot on an accreditation while it loads: its review comes above the slots', async () => {
     let answer!: () => void;
