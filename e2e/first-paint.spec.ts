@@ -190,7 +190,8 @@ test("signed in, an entity page is painted as its outline, and takes the entity'
   await expect(heading).toHaveText(/Harbor Street Lofts/);
   await expect(page.getByRole('region', { name: 'Logo' })).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'Loading the product…' })).toHaveCount(0);
-  // What only the platform knows, the product's investment and team member, came below the files.
+  // What only the platform knows, the product's investment and team member, came on the line kept
+  // for them under the title: nothing moved.
   await expect(page.getByRole('navigation', { name: 'Related' })).toContainText('Omar Partner');
   expect(await boxes()).toEqual(painted);
 });

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../shared/api/app-config';
 import { slotHint } from '../shared/assets/file-types';
-import { outlineSlot, type EntityKind } from '../shared/entities/entity-kinds';
+import { hasRelatedLine, outlineSlot, type EntityKind } from '../shared/entities/entity-kinds';
 import { proxyPaths } from './oauth-routes';
 
 /**
@@ -61,6 +61,7 @@ function entityLoading(kind: EntityKind): string {
   return (
     `<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">Home</a> <span aria-hidden="true">/</span> ${label}</nav>` +
     `<h1><span class="eyebrow">${label}</span> <span class="name-placeholder" aria-hidden="true"></span></h1>` +
+    (hasRelatedLine(kind.type) ? '<div class="related"></div>' : '') +
     (first
       ? '<div class="slots"><section class="slot card"><div class="slot-head">' +
         `<h2>${escapeHtml(first.label)}</h2><p class="hint">${escapeHtml(slotHint(first))}</p></div>` +

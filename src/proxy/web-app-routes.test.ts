@@ -274,6 +274,8 @@ describe('the page painted before the app runs (W4)', () => {
     expect(product.text).toContain(
       '<nav aria-label="Breadcrumb" class="breadcrumb"><a href="/">Home</a> <span aria-hidden="true">/</span> Product</nav>' +
         '<h1><span class="eyebrow">Product</span> <span class="name-placeholder" aria-hidden="true"></span></h1>' +
+        // The line that will name its investments and team members, kept while they load.
+        '<div class="related"></div>' +
         '<div class="slots"><section class="slot card"><div class="slot-head"><h2>Logo</h2>' +
         '<p class="hint">The product\'s logo. ' +
         'Accepts a JPEG, PNG, WebP, GIF or AVIF image up to 25 MB. ' +

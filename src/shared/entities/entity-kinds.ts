@@ -55,3 +55,11 @@ export function entityAt(pathname: string): { kind: EntityKind; id: number } | n
 export function outlineSlot(type: AssetableType): FileTypeInfo | undefined {
   return type === 'Accreditation' ? undefined : fileTypesFor(type)[0];
 }
+
+/**
+ * Kinds whose page names related entities (a product's investments and team members, the product
+ * of either) on a line under the title. The line is drawn even while empty or loading, in the
+ * painted outline too, so the slots below it stay where the outline put them.
+ */
+export const hasRelatedLine = (type: AssetableType): boolean =>
+  type === 'Product' || type === 'Investment' || type === 'TeamMember';

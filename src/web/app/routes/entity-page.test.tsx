@@ -359,7 +359,7 @@ describe('an entity page while its entity loads', () => {
 });
 
 describe('an entity the person does not own', () => {
-  it('says "view only" beside the kind, offers no upload, and lists related entities below the files', async () => {
+  it('says "view only" beside the kind, offers no upload, and lists related entities under the title', async () => {
     pagedProduct([charter(5)]);
     server.use(
       http.get(api('/v2/core/me'), () =>
@@ -385,12 +385,37 @@ describe('an entity the person does not own', () => {
     const heading = await screen.findByRole('heading', { level: 1, name: 'Product · view only Solar' });
     expect(await cardsOf('Charter document')).toEqual(['charter-5.csv']);
     expect(screen.queryByRole('button', { name: /^Choose/ })).toBeNull();
-    // The related entity comes after the last slot, not between the heading and the slots.
+    // The related entity is named under the title, before the files.
     const related = screen.getByRole('navigation', { name: 'Related' });
+    expect(related.textContent).toBe('Investment: Solar — Series A');
+    expect(within(related).getByRole('link', { name: 'Solar — Series A' }).getAttribute('href')).toBe(
+      '/investments/3',
+    );
     const slots = screen.getAllByRole('region');
     const follows = (a: Node, b: Node) =>
       Boolean(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
-    expect(follows(slots.at(-1)!, related)).toBe(true);
-    expect(follows(heading, slots[0]!)).toBe(true);
+    expect(follows(heading, related)).toBe(true);
+    expect(follows(related, slots[0]!)).toBe(true);
+    // Files only: the one slot that has some, without the rules for uploading to it.
+    expect(slots.map((slot) => within(slot).getByRole('heading', { level: 2 }).textContent)).toEqual([
+      'Charter document',
+    ]);
+    expect(screen.queryByText(/^Accepts|Holds one file/)).toBeNull();
+    expect(screen.queryByText(/yet\.$/)).toBeNull();
+  });
+
+  it('says "Nothing shared yet" when there is no file to look at', async () => {
+    pagedProduct([]);
+    server.use(
+      http.get(api('/v2/core/me'), () =>
+        HttpResponse.json({
+          user: { id: 2, email: 'ivy@x.test', name: 'Ivy', role: 'investor' },
+          entities: [],
+        }),
+      ),
+    );
+    renderRoutes(routes, '/products/7');
+    expect(await screen.findByText('Nothing shared yet.')).toBeTruthy();
+    expect(screen.queryAllByRole('region')).toEqual([]);
   });
 });

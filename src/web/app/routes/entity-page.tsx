@@ -10,7 +10,13 @@ import {
   uploadedHereQuery,
   useEntityFiles,
 } from '../../features/entities/api/queries';
-import { entityHref, entityOf, kindOfType, outlineSlot } from '../../../shared/entities/entity-kinds';
+import {
+  entityHref,
+  entityOf,
+  hasRelatedLine,
+  kindOfType,
+  outlineSlot,
+} from '../../../shared/entities/entity-kinds';
 import { HistoryList } from '../../features/review/history-list';
 import { reviewKeys } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
@@ -19,7 +25,7 @@ import { ShowMore } from '../../components/ui/show-more';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { rememberOpened } from '../../lib/browser-memory';
 import { messageOf } from '../../lib/platform/errors';
-import type { EntityRef, StoredFile } from '../../lib/platform/model';
+import type { EntityFiles, EntityRef, StoredFile } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
 import { NotFoundPage } from './not-found-page';
 
@@ -94,6 +100,9 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   // the slots would push them down as the account comes, away from where the outline showed them.
   const viewOnly = !forbidden && account.data != null && !ownsIt;
   const files = list?.files ?? [];
+  const slots = fileTypesFor(ref.type).filter(
+    (fileType) => canEdit || files.some((file) => file.fileType === fileType.fileType),
+  );
   return (
     <>
       <nav aria-label="Breadcrumb" className="breadcrumb">
@@ -106,6 +115,7 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
         </span>{' '}
         {name ?? `number ${ref.id}`}
       </h1>
+      {hasRelatedLine(ref.type) && <RelatedLine related={entity.data.related ?? []} />}
       {entity.data.review && (
         <ReviewStatus review={entity.data.review} forInvestor={ownsIt ?? account.data === null} />
       )}
@@ -119,8 +129,10 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
         <p className="hint">You can view these files; the platform did not let you change them.</p>
       )}
       {!listed && uploadedHere.isPending && <Loading label="Loading the files uploaded from this browser…" />}
+      {/* Someone who can only look is shown what there is: no rules, no empty slots. */}
+      {!canEdit && listed && slots.length === 0 && <p className="empty">Nothing shared yet.</p>}
       <div className="slots">
-        {fileTypesFor(ref.type).map((fileType) => (
+        {slots.map((fileType) => (
           <AssetSlot
             key={fileType.fileType}
             entity={ref}
@@ -141,19 +153,40 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
           onMore={() => void entity.fetchNextPage()}
         />
       )}
-      {/* Below the files: above them it would push the slots down once the entity came. */}
-      {entity.data.related && entity.data.related.length > 0 && (
-        <nav aria-label="Related" className="related">
-          {entity.data.related.map((other) => (
-            <span key={`${other.type}:${other.id}`}>
-              {kindOfType(other.type).singular}:{' '}
-              <Link to={entityHref(other.type, other.id)}>{other.name}</Link>
-            </span>
-          ))}
-        </nav>
-      )}
       {ref.type === 'Accreditation' && listed && <HistoryList accreditationId={ref.id} />}
     </>
+  );
+}
+
+/**
+ * The entities this one leads to, on one line under the title, grouped by kind: "Investments: A, B ·
+ * Team members: C". The line is there even while it has none, so the slots never move (see
+ * `hasRelatedLine`).
+ */
+function RelatedLine({ related }: { related: NonNullable<EntityFiles['related']> }) {
+  const kinds = [...new Set(related.map((other) => other.type))];
+  return (
+    <div className="related">
+      {related.length > 0 && (
+        <nav aria-label="Related">
+          {kinds.map((type) => {
+            const ofKind = related.filter((other) => other.type === type);
+            const kind = kindOfType(type);
+            return (
+              <span key={type} className="related-kind">
+                {ofKind.length === 1 ? kind.singular : kind.plural}:{' '}
+                {ofKind.map((other, index) => (
+                  <span key={other.id}>
+                    {index > 0 && ', '}
+                    <Link to={entityHref(other.type, other.id)}>{other.name}</Link>
+                  </span>
+                ))}
+              </span>
+            );
+          })}
+        </nav>
+      )}
+    </div>
   );
 }
 
@@ -177,6 +210,7 @@ function EntityLoading({ entity, label }: { entity: EntityRef; label: string }) 
       <h1>
         <span className="eyebrow">{label}</span> <span className="name-placeholder" aria-hidden="true" />
       </h1>
+      {hasRelatedLine(entity.type) && <div className="related" />}
       {first ? (
         <div className="slots">
           <section className="slot card">

@@ -127,6 +127,8 @@ describe('an entity page without entity reads', () => {
     expect(
       await screen.findByText('You can view these files; the platform did not let you change them.'),
     ).toBeTruthy();
-    expect(within(decks).queryByTestId('input-pitch_deck')).toBeNull();
+    // Read-only now: no upload anywhere, and the deck's slot, which has no file to show, is gone.
+    expect(screen.queryByTestId('input-pitch_deck')).toBeNull();
+    expect(screen.queryByRole('region', { name: 'Pitch deck' })).toBeNull();
   });
 });

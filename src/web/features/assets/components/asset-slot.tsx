@@ -176,7 +176,8 @@ export function AssetSlot({
         <h2 id={headingId} tabIndex={-1}>
           {fileType.label}
         </h2>
-        <p className="hint">{slotHint(fileType)}</p>
+        {/* Its rules are for whoever may upload here. */}
+        {canEdit && <p className="hint">{slotHint(fileType)}</p>}
       </div>
 
       {shown.length > 0 ? (
