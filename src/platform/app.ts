@@ -61,15 +61,6 @@ export async function buildPlatform(
   const clock = options.clock ?? Date.now;
   // Secrets and generated files live there whichever database and store hold the rest.
   mkdirSync(config.dataDir, { recursive: true });
-  const db = await openDatabase(config);
-  if (config.demoSeed) await seedDemoData(db, config, clock());
-  const storage = createStorage(config);
-  const { blobs } = storage;
-  const renditions = createRenditions(storage.renditionCache, blobs);
-  const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
-  await sweepStorage({ db, blobs, clock }, { minAgeMs: storage.orphanAgeMs });
-  await renditions.sweep(db);
-
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
@@ -87,6 +78,16 @@ export async function buildPlatform(
     forceCloseConnections: true,
     // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
   });
+  // The logger first: start-up says where it is still waiting for the database.
+  const db = await openDatabase(config, app.log);
+  if (config.demoSeed) await seedDemoData(db, config, clock());
+  const storage = createStorage(config);
+  const { blobs } = storage;
+  const renditions = createRenditions(storage.renditionCache, blobs);
+  const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
+  await sweepStorage({ db, blobs, clock }, { minAgeMs: storage.orphanAgeMs });
+  await renditions.sweep(db);
+
   // Rate limits, sign-in throttling, the upload cap and revocations: in memory, or in Redis.
   const shared = await createSharedState(config, clock, app.log).catch(async (error: unknown) => {
     await db.destroy();

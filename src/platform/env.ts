@@ -28,6 +28,15 @@ const envSchema = z
       .optional(),
     /** Connections each platform process keeps to PostgreSQL. */
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+    /** How long opening one connection to PostgreSQL may take before the request gives up (503). */
+    DATABASE_CONNECT_TIMEOUT_MS: milliseconds.default(5_000),
+    /**
+     * How long one statement may run: PostgreSQL cancels it past this, and a database that stops
+     * answering altogether (a partition) is given up on a second later. The request answers 503.
+     */
+    DATABASE_STATEMENT_TIMEOUT_MS: milliseconds.default(10_000),
+    /** How long a start keeps trying to reach PostgreSQL (with backoff) before it gives up. */
+    DATABASE_START_TIMEOUT_MS: milliseconds.default(60_000),
     PLATFORM_HOST: z.string().min(1).default('127.0.0.1'),
     PLATFORM_PORT: port.default(4000),
     PLATFORM_PUBLIC_URL: url.optional(),
@@ -98,7 +107,13 @@ const envSchema = z
       .filter(Boolean);
     return {
       dataDir: env.DATA_DIR,
-      database: { url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE },
+      database: {
+        url: env.DATABASE_URL,
+        poolSize: env.DATABASE_POOL_SIZE,
+        connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+        startTimeoutMs: env.DATABASE_START_TIMEOUT_MS,
+      },
       host: env.PLATFORM_HOST,
       port: env.PLATFORM_PORT,
       publicUrl,

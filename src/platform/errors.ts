@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldError, Problem } from '../shared/api/problem';
 import { renderErrorPage } from './oauth/pages';
+import { outageOf, outageRetryAfterSeconds } from './backend-outages';
 
 /**
  * One error hierarchy for the whole platform, one serializer per audience:
@@ -114,6 +115,17 @@ function normalize(error: unknown, request: FastifyRequest): Normalized {
     }));
     return { ...normalize(validationFailed(errors), request), status: 422 };
   }
+  const outage = outageOf(error);
+  if (outage) {
+    // A backend away is no bug of ours: one line without a stack trace, and the client retries.
+    request.log.warn(`${outage === 'unknown' ? 'a backend' : `the ${outage}`} is unavailable: ${fe.message}`);
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      detail: 'The service is briefly unavailable; nothing was changed. Try again in a few seconds.',
+      headers: { 'retry-after': String(outageRetryAfterSeconds) },
+    };
+  }
   const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
   if (status >= 400 && status < 500) {
     const code =
@@ -163,9 +175,11 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
   const n = normalize(error, request);
   if (format === 'oauth') {
     // Anything that goes wrong before the token steps run is still an RFC 6749 error, never a stack trace.
-    const oauthError = n.status === 500 ? 'server_error' : 'invalid_request';
+    const oauthError =
+      n.status === 500 ? 'server_error' : n.status === 503 ? 'temporarily_unavailable' : 'invalid_request';
     return reply
       .code(n.status === 422 ? 400 : n.status)
+      .headers(n.status === 503 ? n.headers : {})
       .header('cache-control', 'no-store')
       .type('application/json')
       .send({ error: oauthError, error_description: n.detail });
@@ -173,6 +187,7 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
   if (format === 'page') {
     return reply
       .code(n.status)
+      .headers(n.status === 503 ? n.headers : {})
       .type('text/html; charset=utf-8')
       .send(renderErrorPage(problemOf(n).title, n.detail));
   }

@@ -132,15 +132,29 @@ export function preparedRead<Args extends unknown[], Row>(
 
 export type DatabaseConfig = Pick<PlatformConfig, 'dataDir' | 'database'>;
 
+/** Where start-up says that it is still waiting for PostgreSQL. */
+export interface StartLog {
+  warn(message: string): void;
+}
+
 /**
  * Opens the platform's database and brings its schema up to date: PostgreSQL when `DATABASE_URL`
  * is set, else the SQLite file in the data directory (the embedded default, nothing to install).
+ * A PostgreSQL that cannot be reached yet is tried again with backoff (`waitForPostgres`).
  */
-export async function openDatabase(config: DatabaseConfig): Promise<DB> {
+export async function openDatabase(config: DatabaseConfig, log?: StartLog): Promise<DB> {
   const { db, dialect } = config.database.url
-    ? { db: openPostgres(config.database.url, config.database.poolSize), dialect: 'postgres' as const }
+    ? { db: openPostgres(config.database.url, config.database), dialect: 'postgres' as const }
     : { db: openSqlite(config.dataDir), dialect: 'sqlite' as const };
   dialects.set(db, dialect);
+  if (config.database.url) {
+    try {
+      await waitForPostgres(db, config.database.url, config.database.startTimeoutMs, log);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+  }
   // Several instances may start at once on one PostgreSQL: the migrator takes an advisory lock there.
   // Its own tables go in the schema the platform's tables go in (the first of the search path):
   // unqualified, Kysely would take another schema's for ours and never create them.
@@ -189,20 +203,94 @@ function openSqlite(dataDir: string): DB {
 const int8 = pg.types.builtins.INT8;
 const parseInt8 = (value: string) => Number(value);
 
+/** Where a database URL points, for messages: host and port, never the user or password. */
+export function databaseAddress(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+}
+
+/**
+ * How much longer than the statement timeout a query waits for any answer before its connection
+ * is given up as unreachable: PostgreSQL's own cancellation (a clean error, the connection kept)
+ * comes first whenever PostgreSQL can still answer.
+ */
+const unansweredMarginMs = 1000;
+
+/**
+ * A connection that is dropped when a query goes unanswered past its time (pg's "Query read
+ * timeout"): pg only stops waiting, leaving the query in flight, so every later query on that
+ * connection would queue behind it, and the pool would hand it out again and again.
+ */
+class GivingUpClient extends pg.Client {
+  // pg's query has many overloads; this only watches the outcome of each, whichever was called.
+  override query(...args: unknown[]): never {
+    const last = args.length - 1;
+    const callback = args[last];
+    if (typeof callback === 'function') {
+      args[last] = (error: unknown, result: unknown) => {
+        this.dropIfUnanswered(error);
+        (callback as (error: unknown, result: unknown) => void)(error, result);
+      };
+    }
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    if (result instanceof Promise) result.catch((error: unknown) => this.dropIfUnanswered(error));
+    return result as never;
+  }
+
+  private dropIfUnanswered(error: unknown) {
+    if ((error as Error | null)?.message !== 'Query read timeout') return;
+    (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+  }
+}
+
 /**
  * A pool of connections to PostgreSQL. PostgreSQL's default durability already matches SQLite's
  * synchronous FULL here: a commit returns after its WAL record is flushed (synchronous_commit on).
+ *
+ * PostgreSQL going away (a restart, a partition) never stops the process: a connection that fails
+ * while idle is dropped from the pool (its 'error' event, which unhandled would crash the process),
+ * the requests that needed it answer 503 (`backend-outages.ts`), and the next request opens a new
+ * connection, so the instance is back as soon as PostgreSQL is. Nothing waits longer than the
+ * connect timeout or the statement timeout (plus `unansweredMarginMs`).
  */
-function openPostgres(url: string, poolSize: number): DB {
+function openPostgres(url: string, timeouts: PlatformConfig['database']): DB {
   const pool = new pg.Pool({
     connectionString: url,
-    max: poolSize,
+    max: timeouts.poolSize,
+    Client: GivingUpClient,
+    connectionTimeoutMillis: timeouts.connectTimeoutMs,
+    statement_timeout: timeouts.statementTimeoutMs,
+    query_timeout: timeouts.statementTimeoutMs + unansweredMarginMs,
+    // A peer that vanished without a word (a machine gone) is noticed by the kernel in time.
+    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === int8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  // The requests that used the connection have their own error; the pool has dropped it already.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
   return db;
+}
+
+/**
+ * Start-up waits for PostgreSQL (started at the same time by a supervisor, or restarting): it tries
+ * a first query with backoff (0.5 s doubling to 5 s), saying where it is waiting, until
+ * `timeoutMs`; then the start fails with the same words.
+ */
+async function waitForPostgres(db: DB, url: string, timeoutMs: number, log?: StartLog) {
+  const deadline = Date.now() + timeoutMs;
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5000)) {
+    try {
+      await sql`select 1`.execute(db);
+      return;
+    } catch (error) {
+      const message = `database unreachable at ${databaseAddress(url)}: ${(error as Error).message}`;
+      if (Date.now() + delay > deadline) throw new Error(message, { cause: error });
+      log?.warn(`${message}; trying again in ${delay / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }

@@ -1,15 +1,17 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP relay between the platform and a server (Redis), so that a test can take the server away
- * the way a network does: `cut` closes every connection and refuses new ones; `stall` keeps them
- * open but lets nothing through (a server that hangs, or packets that vanish); `restore` lets
- * connections through again.
+ * A TCP relay between the platform and a server (Redis, PostgreSQL, S3), so that a test can take
+ * the server away the way a network does: `cut` closes every connection and refuses new ones;
+ * `stall` keeps them open but lets nothing through (a server that hangs, or packets that vanish);
+ * `reset` answers every connection, open or new, with a TCP reset (a server restarting, a
+ * firewall); `restore` lets connections through again.
  */
 export interface TcpProxy {
   port: number;
   cut(): Promise<void>;
   stall(): void;
+  reset(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let stalled = false;
+  let resetting = false;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -24,6 +27,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   const server: Server = createServer((client) => {
     track(client);
+    if (resetting) return client.resetAndDestroy();
     if (stalled) return client.pause();
     const upstream = connect(target.port, target.host);
     track(upstream);
@@ -59,8 +63,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         socket.pause();
       }
     },
+    reset: () => {
+      resetting = true;
+      for (const socket of sockets) socket.resetAndDestroy();
+    },
     restore: async () => {
       stalled = false;
+      resetting = false;
       dropAll();
       if (!server.listening) await listen(port);
     },

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
+import { freshPostgresSchema, testPostgresUrl, type TestSchema } from '../testing/postgres';
+import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
+
+/**
+ * What a client meets while the platform's PostgreSQL is away (refused, silent, or resetting every
+ * connection, through a TCP proxy), and that the same process serves again once it is back.
+ */
+const timeouts = { DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '1000' };
+/** The slowest a refusal may be: the statement timeout and pg's margin, and room for a busy machine. */
+const answeredWithinMs = 8_000;
+
+let proxy: TcpProxy;
+let schema: TestSchema;
+let platform: TestPlatform;
+let token: string;
+
+/** The schema's URL through the proxy, with a password that must never reach a log. */
+function proxiedUrl(port: number) {
+  const url = new URL(schema.url);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  url.password = 'never-logged-secret';
+  return url.toString();
+}
+
+beforeAll(async () => {
+  const direct = new URL(testPostgresUrl);
+  proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  schema = await freshPostgresSchema();
+  platform = await startPlatform({ ...timeouts, DATABASE_URL: proxiedUrl(proxy.port) });
+  token = (await tokensFor(platform, 'issuer@demo.test')).access_token;
+});
+afterAll(async () => {
+  await proxy?.restore();
+  await platform?.close();
+  await proxy?.close();
+  await schema?.drop();
+});
+
+/** A request that reads the database (the caller's entities and profile). */
+const me = () => fetch(`${platform.url}/v2/core/me`, { headers: bearer(token) });
+
+async function expectRefusedInTime() {
+  const started = performance.now();
+  const answer = await me();
+  expect(performance.now() - started).toBeLessThan(answeredWithinMs);
+  expect(answer.status).toBe(503);
+  expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+  expect(await answer.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
+}
+
+/** Back by itself, in the same process: no restart. */
+const servesAgain = () => expect.poll(async () => (await me()).status, { timeout: 20_000 }).toBe(200);
+
+describe('PostgreSQL unavailable while the platform runs', () => {
+  it.each([
+    ['refuses connections', () => proxy.cut()],
+    ['accepts connections but never answers', () => proxy.stall()],
+    ['resets every connection', () => proxy.reset()],
+  ])(
+    'answers 503 with Retry-After when PostgreSQL %s, and serves again once it is back',
+    async (_, fault) => {
+      expect((await me()).status).toBe(200);
+      await fault();
+      try {
+        // Twice: the connections the pool held, then new ones.
+        await expectRefusedInTime();
+        await expectRefusedInTime();
+      } finally {
+        await proxy.restore();
+      }
+      await servesAgain();
+    },
+  );
+});
+
+describe('PostgreSQL unreachable at start', () => {
+  it('waits for it, saying where without the password, and starts once it is there', async () => {
+    await proxy.cut();
+    const lines: string[] = [];
+    const logger = { level: 'warn', stream: { write: (line: string) => void lines.push(line) } };
+    const starting = startPlatform(
+      { ...timeouts, DATABASE_URL: proxiedUrl(proxy.port) },
+      { logger, shareWith: platform },
+    ).catch((error: unknown) => error as Error);
+    try {
+      await expect.poll(() => lines.join('')).toContain(`database unreachable at 127.0.0.1:${proxy.port}`);
+    } finally {
+      await proxy.restore();
+    }
+    const second = await starting;
+    if (second instanceof Error) throw second;
+    await second.close();
+    expect(lines.join('')).not.toContain('never-logged-secret');
+  });
+
+  it('gives up after DATABASE_START_TIMEOUT_MS with the same words', async () => {
+    await proxy.cut();
+    try {
+      await expect(
+        startPlatform({
+          ...timeouts,
+          DATABASE_URL: proxiedUrl(proxy.port),
+          DATABASE_START_TIMEOUT_MS: '1500',
+        }),
+      ).rejects.toThrow(`database unreachable at 127.0.0.1:${proxy.port}`);
+    } finally {
+      await proxy.restore();
+    }
+  });
+});
