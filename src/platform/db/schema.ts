@@ -1,6 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { AssetableType, Role } from '../../shared/api/me';
-import type { HistoryAction } from '../../shared/api/review';
+import type { AccreditationStatus, HistoryAction } from '../../shared/api/review';
 
 /**
  * Tables of the platform's database. Timestamps are integer milliseconds since the epoch;
@@ -126,7 +126,6 @@ export interface TeamMembersTable {
   name: string;
   created_at: number;
 }
-export type AccreditationStatus = 'pending' | 'approved' | 'rejected';
 export interface AccreditationsTable {
   id: Generated<number>;
   owner_id: number;
