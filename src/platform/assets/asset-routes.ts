@@ -264,7 +264,13 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       const url = signDownloadUrl(
         ctx.config.publicUrl,
         ctx.signingKey,
-        { assetId: row.id, variant: request.query.variant, width: rendition?.width ?? null, expires },
+        {
+          assetId: row.id,
+          variant: request.query.variant,
+          width: rendition?.width ?? null,
+          expires,
+          ...(request.query.disposition && { disposition: request.query.disposition }),
+        },
         urlState(row, request.query.variant),
       );
       return { url };

@@ -66,6 +66,10 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
       querystring: z.object({
         variant: z.enum(variants),
         width: z.coerce.number().int().positive().optional().describe('Renditions: the rounded width.'),
+        disposition: z
+          .enum(['attachment'])
+          .optional()
+          .describe('Sent as an attachment (saved, not shown), when download_url was asked so.'),
         expires: z.coerce.number().int().positive().describe('Unix seconds.'),
         signature: z.string().min(1),
       }),
@@ -87,11 +91,17 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
     },
     handler: async (request, reply) => {
       const { id } = request.params;
-      const { variant, width, expires, signature } = request.query;
+      const { variant, width, disposition: wanted, expires, signature } = request.query;
       const secondsLeft = expires - Math.floor(ctx.clock() / 1000);
       if (secondsLeft <= 0) throw expiredLink();
       const row = await assetById(ctx.db, id);
-      const target = { assetId: id, variant, width: width ?? null, expires };
+      const target = {
+        assetId: id,
+        variant,
+        width: width ?? null,
+        expires,
+        ...(wanted && { disposition: wanted }),
+      };
       // A missing asset answers like a bad signature, so that nobody without a link learns which ids
       // exist (H4); nothing about the asset is looked at before the signature holds.
       if (!row || !signatureMatches(ctx.signingKey, target, urlState(row, variant), signature))
@@ -112,7 +122,7 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
         return reply.code(304).headers(validators).send(undefined);
 
       const disposition = contentDisposition(file.name, {
-        type: inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
+        type: !wanted && inlineTypes.test(file.contentType) ? 'inline' : 'attachment',
       });
       // S3_DELIVERY=redirect: every check above is done; the bucket sends the bytes (and honours
       // Range) under a URL that works for a minute. HEAD is answered here, without the bucket.

@@ -194,6 +194,44 @@ describe('H2 a download URL ends when the asset changes what it may show', () =>
   });
 });
 
+describe('disposition=attachment: a URL that saves the file', () => {
+  it('delivers an image or a PDF as an attachment under its safe name, and the plain URL still inline', async () => {
+    const image = await upload(logoFields, 'logo.png', await png(40, 30));
+    const inline = await fetch(await signedUrl(image));
+    expect(deliveredName(inline)).toEqual({ type: 'inline', parameters: { filename: 'logo.png' } });
+    const saved = await fetch(await signedUrl(image, '?disposition=attachment'));
+    expect(saved.status).toBe(200);
+    expect(saved.headers.get('content-type')).toBe('image/png');
+    expect(saved.headers.get('content-disposition')).toMatch(standardDisposition);
+    expect(deliveredName(saved)).toEqual({ type: 'attachment', parameters: { filename: 'logo.png' } });
+    expect(Buffer.from(await saved.arrayBuffer()).equals(await png(40, 30))).toBe(true);
+  });
+
+  it('keeps the sniffed name: a text file called fake.pdf is saved as fake.txt', async () => {
+    const asset = await upload(documentFields, 'fake.pdf', Buffer.from('plain words\n'));
+    const saved = await fetch(await signedUrl(asset, '?disposition=attachment'));
+    expect(deliveredName(saved)).toEqual({ type: 'attachment', parameters: { filename: 'fake.txt' } });
+  });
+
+  it('is signed: added to or taken from a URL, the URL stops working', async () => {
+    const image = await upload(logoFields, 'signed.png', await png());
+    const plain = await signedUrl(image);
+    const added = new URL(plain);
+    added.searchParams.set('disposition', 'attachment');
+    expect((await fetch(added)).status).toBe(403);
+    const attachment = new URL(await signedUrl(image, '?disposition=attachment'));
+    attachment.searchParams.delete('disposition');
+    expect((await fetch(attachment)).status).toBe(403);
+  });
+
+  it('answers 422 naming the field for another disposition', async () => {
+    const image = await upload(logoFields, 'other.png', await png());
+    const response = await api(`/v2/core/assets/${image.id}/download_url?disposition=inline`);
+    expect(response.status).toBe(422);
+    expect(JSON.stringify(await response.json())).toContain('disposition');
+  });
+});
+
 describe('H4 no existence oracle at /files/assets/:id', () => {
   it('H4 answers a bad signature alike for an asset that exists and one that does not', async () => {
     const document = await upload(documentFields, 'notes.txt', Buffer.from('plain words\n'));
@@ -352,7 +390,7 @@ describe('OpenAPI', () => {
         .filter((p) => p.in === 'query')
         .map((p) => p.name)
         .sort(),
-    ).toEqual(['expires', 'signature', 'variant', 'width']);
+    ).toEqual(['disposition', 'expires', 'signature', 'variant', 'width']);
     expect(Object.keys(route!.responses).sort()).toEqual([
       '200',
       '206',

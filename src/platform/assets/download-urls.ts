@@ -8,6 +8,12 @@ export interface DownloadTarget {
   width: number | null;
   /** Unix seconds. */
   expires: number;
+  /**
+   * `attachment`: delivered with `Content-Disposition: attachment` whatever the type, so that a
+   * browser saves an image or a PDF rather than showing it (the web app's Download). Signed like the
+   * rest, though it grants nothing: a URL says exactly what its answer is.
+   */
+  disposition?: 'attachment';
 }
 
 export const deliveryPath = (assetId: number) => `/files/assets/${assetId}`;
@@ -24,8 +30,9 @@ export function urlState(row: Pick<AssetRow, 'blob_key' | 'private' | 'meta'>, v
   return `${row.blob_key}:${row.private}:${crop}`;
 }
 
+// `:attachment` only when asked for: every other URL is signed over the very string it always was.
 const payload = (t: DownloadTarget, state: string) =>
-  `download:${t.assetId}:${t.variant}:${t.width ?? ''}:${t.expires}:${state}`;
+  `download:${t.assetId}:${t.variant}:${t.width ?? ''}:${t.expires}:${state}${t.disposition ? `:${t.disposition}` : ''}`;
 
 /**
  * An absolute, time-limited URL signed with HMAC-SHA256. The signature covers the asset id, the
@@ -41,8 +48,9 @@ export function signDownloadUrl(
   // string: the values are a lowercase word, digits and base64url, which form encoding leaves as they
   // are, and building the URL object cost as much as the HMAC (download-urls.test.ts compares the two).
   const width = target.width === null ? '' : `&width=${target.width}`;
+  const disposition = target.disposition ? `&disposition=${target.disposition}` : '';
   const signature = hmac(key, payload(target, state));
-  return `${originOf(publicUrl)}${deliveryPath(target.assetId)}?variant=${target.variant}${width}&expires=${target.expires}&signature=${signature}`;
+  return `${originOf(publicUrl)}${deliveryPath(target.assetId)}?variant=${target.variant}${width}${disposition}&expires=${target.expires}&signature=${signature}`;
 }
 
 /** What an absolute path resolves against: the public URL's scheme, host and port (its path is replaced). */

@@ -48,6 +48,13 @@ export const renditionQuery = z.object({
       `Renditions only: a width in pixels, rounded up to one of ${renditionWidths.join(', ')} ` +
         `(never enlarged). Preview default: ${defaultPreviewWidth}; cropped default: full size.`,
     ),
+  disposition: z
+    .enum(['attachment'])
+    .optional()
+    .describe(
+      'attachment: the URL delivers the file with Content-Disposition: attachment, so that a browser ' +
+        'saves it (an image or a PDF is otherwise shown inline). Our extension, like variant.',
+    ),
 });
 
 const rowCrops = new WeakMap<object, Crop | null>();
