@@ -47,4 +47,35 @@ describe('actions that wait out an undo window', () => {
     await vi.advanceTimersByTimeAsync(undoWindowMs);
     expect(sent).toHaveLength(1);
   });
+
+  it('pause while the notice is pointed at or focused, and start the whole window again after (WCAG 2.2.1)', async () => {
+    const actions = createDeferredActions<string>();
+    const sent: string[] = [];
+    actions.later('a', 'file', async () => void sent.push('a'));
+    await vi.advanceTimersByTimeAsync(undoWindowMs - 1000);
+    actions.hold('a', 'pointer');
+    actions.hold('a', 'focus');
+    await vi.advanceTimersByTimeAsync(undoWindowMs * 3);
+    expect(sent).toEqual([]);
+    // The pointer leaves; focus is still inside: still held.
+    actions.release('a', 'pointer');
+    await vi.advanceTimersByTimeAsync(undoWindowMs * 2);
+    expect(sent).toEqual([]);
+    // Both gone: a whole window again, not what was left of the first.
+    actions.release('a', 'focus');
+    await vi.advanceTimersByTimeAsync(undoWindowMs - 1);
+    expect(sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toEqual(['a']);
+  });
+
+  it('send a held action too when the page goes', async () => {
+    const actions = createDeferredActions<string>();
+    const sent: boolean[] = [];
+    actions.later('a', 'file', async ({ leavingPage }) => void sent.push(leavingPage));
+    actions.hold('a', 'focus');
+    window.dispatchEvent(new Event('pagehide'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent).toEqual([true]);
+  });
 });

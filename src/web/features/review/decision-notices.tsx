@@ -23,7 +23,7 @@ export function DecisionNotices() {
             </button>
           </p>
         ) : (
-          <p key={key} className="notice">
+          <p key={key} className="notice" {...waitingDecisions.holdProps(key)}>
             {said[status]} {accreditation.name}. The investor is told in a few seconds.{' '}
             <button type="button" className="button small" onClick={() => undo(accreditation.id)}>
               Undo<span className="visually-hidden"> the decision on {accreditation.name}</span>

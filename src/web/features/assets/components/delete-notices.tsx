@@ -33,7 +33,7 @@ export function DeleteNotices({ entity, fileType }: { entity: EntityRef; fileTyp
             </button>
           </p>
         ) : (
-          <p key={file.id} className="delete-notice">
+          <p key={file.id} className="delete-notice" {...waitingDeletes.holdProps(deleteKey(file.id))}>
             Deleted {file.name}.{' '}
             <button
               type="button"
