@@ -21,6 +21,9 @@ export interface StoredResponse {
   body: unknown;
 }
 
+/** The longest a client is told to wait before asking again about a key still in progress. */
+const inProgressRetrySeconds = 5;
+
 /**
  * `claimedAt` (the row's `created_at` when this request claimed the key) fences the claim: once
  * another request has taken the key over, this one can neither complete nor release it.
@@ -66,10 +69,15 @@ export class IdempotencyKeys {
         if (await takeOverIdempotencyKey(db, userId, key, row.created_at, now))
           return { kind: 'new', claimedAt: now };
       }
+      // A few seconds usually sees the first request answered; it is taken over at the latest when
+      // it has run past the upload time limit.
+      const takenOverIn = Math.ceil((row.created_at + config.http.requestTimeoutMs - now) / 1000);
       throw new ApiError(
         409,
         'request_in_progress',
         'A request with this Idempotency-Key is still being processed.',
+        undefined,
+        { 'retry-after': String(Math.min(Math.max(takenOverIn, 1), inProgressRetrySeconds)) },
       );
     }
     return {
@@ -102,6 +110,9 @@ export class IdempotencyKeys {
         409,
         'request_in_progress',
         'This request ran past the upload time limit and a retry with the same Idempotency-Key took its place.',
+        undefined,
+        // Asked again, the key answers the retry's result.
+        { 'retry-after': '1' },
       );
     }
   }

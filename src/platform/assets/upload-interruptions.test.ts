@@ -121,6 +121,8 @@ describe('H7 an Idempotency-Key whose request outlived the upload time limit', (
     const early = await send();
     expect(early.status).toBe(409);
     expect(problemSchema.parse(await early.json()).code).toBe('request_in_progress');
+    // With when to ask again, as a 429 says it.
+    expect(early.headers.get('retry-after')).toMatch(/^[1-5]$/);
 
     // Past it, the retry takes the key over and makes the asset.
     platform.advance(121_000);
