@@ -52,3 +52,25 @@ export function formatDate(iso: string): string | undefined {
     ? undefined
     : new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(date);
 }
+
+/** "3 hours ago", "yesterday", "2 days ago": how long ago, in the browser's language. */
+export function formatRelative(iso: string, now = Date.now()): string | undefined {
+  const then = new Date(iso).getTime();
+  if (Number.isNaN(then)) return undefined;
+  const seconds = Math.round((then - now) / 1000);
+  const words = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const steps: [number, Intl.RelativeTimeFormatUnit][] = [
+    [60, 'second'],
+    [60, 'minute'],
+    [24, 'hour'],
+    [7, 'day'],
+    [4.35, 'week'],
+    [12, 'month'],
+  ];
+  let value = seconds;
+  for (const [size, unit] of steps) {
+    if (Math.abs(value) < size) return words.format(Math.round(value), unit);
+    value /= size;
+  }
+  return words.format(Math.round(value), 'year');
+}

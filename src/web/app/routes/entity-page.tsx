@@ -17,15 +17,19 @@ import {
   kindOfType,
   outlineSlot,
 } from '../../../shared/entities/entity-kinds';
+import { DecisionNotices } from '../../features/review/decision-notices';
 import { HistoryList } from '../../features/review/history-list';
-import { reviewKeys } from '../../features/review/review-queries';
+import { ReviewChecklist } from '../../features/review/review-checklist';
+import { DecisionForm } from '../../features/review/review-item';
+import { decisionKey, reviewKeys, waitingDecisions } from '../../features/review/review-queries';
 import { ReviewStatus } from '../../features/review/review-status';
+import { slotNeed } from '../../features/review/review-words';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ShowMore } from '../../components/ui/show-more';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { rememberOpened } from '../../lib/browser-memory';
 import { messageOf } from '../../lib/platform/errors';
-import type { EntityFiles, EntityRef, StoredFile } from '../../lib/platform/model';
+import type { EntityFiles, EntityRef, Review, StoredFile } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
 import { NotFoundPage } from './not-found-page';
 
@@ -103,6 +107,15 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const slots = fileTypesFor(ref.type).filter(
     (fileType) => canEdit || files.some((file) => file.fileType === fileType.fileType),
   );
+  const review = entity.data.review;
+  const requirements = review?.requirements;
+  const keptAs = keptAsOf(review);
+  const isAdmin = account.data?.user.role === 'admin';
+  const reread = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: entityKeys.files(ref) }),
+      queryClient.invalidateQueries({ queryKey: entityKeys.account() }),
+    ]);
   return (
     <>
       <nav aria-label="Breadcrumb" className="breadcrumb">
@@ -116,8 +129,17 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
         {name ?? `number ${ref.id}`}
       </h1>
       {hasRelatedLine(ref.type) && <RelatedLine related={entity.data.related ?? []} />}
-      {entity.data.review && (
-        <ReviewStatus review={entity.data.review} forInvestor={ownsIt ?? account.data === null} />
+      {review && <ReviewStatus review={review} forInvestor={ownsIt ?? account.data === null} />}
+      {review && isAdmin && review.status === 'pending' && (
+        <AdminDecision id={ref.id} name={title} etag={review.etag} />
+      )}
+      {review && requirements && (
+        <ReviewChecklist
+          accreditationId={ref.id}
+          review={{ ...review, requirements }}
+          canEdit={canEdit}
+          onChanged={reread}
+        />
       )}
       {!listed && (
         <p className="notice">
@@ -141,6 +163,9 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
             listKey={listKey}
             canEdit={canEdit}
             onForbidden={onForbidden}
+            need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
+            keptAs={keptAs}
+            sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
           />
         ))}
       </div>
@@ -187,6 +212,32 @@ function RelatedLine({ related }: { related: NonNullable<EntityFiles['related']>
         </nav>
       )}
     </div>
+  );
+}
+
+/**
+ * Which decision a file is kept as evidence of (its accreditation's last decision was made on it):
+ * such a file is neither deleted nor replaced. Files of earlier decisions are kept too; the platform
+ * refuses their delete (409 `retained`), and the card says so.
+ */
+function keptAsOf(review: Review | undefined): ((file: StoredFile) => string | undefined) | undefined {
+  const decision = review?.lastDecision;
+  if (!decision) return undefined;
+  const word = decision.status === 'approved' ? 'approval' : 'rejection';
+  const kept = new Set(decision.fileIds);
+  return (file) => (kept.has(file.id) ? word : undefined);
+}
+
+/** An admin decides on the accreditation's own page, with the queue's form (and its undo). */
+function AdminDecision({ id, name, etag }: { id: number; name: string; etag?: string }) {
+  waitingDecisions.useWaiting();
+  return (
+    <section className="card" aria-label="Decision">
+      <DecisionNotices />
+      {!waitingDecisions.isWaiting(decisionKey(id)) && (
+        <DecisionForm accreditation={{ id, name, ...(etag ? { etag } : {}) }} />
+      )}
+    </section>
   );
 }
 

@@ -40,7 +40,7 @@ describe('the home page', () => {
     expect(items.map((item) => item.textContent)).toEqual([
       'Waiting one Review: Waiting for review',
       'Good one Review: Approved',
-      'Refused one Review: Rejected — needs a new upload',
+      'Refused one Review: Rejected',
     ]);
     // The link is the accreditation's name alone; the status is beside it.
     expect(within(items[2]!).getByRole('link').textContent).toBe('Refused one');
@@ -55,11 +55,7 @@ describe('the home page', () => {
     );
     renderRoutes(routes, '/');
     const list = await accreditations();
-    await waitFor(() =>
-      expect(within(list).getByRole('listitem').textContent).toBe(
-        'Mine Review: Rejected — needs a new upload',
-      ),
-    );
+    await waitFor(() => expect(within(list).getByRole('listitem').textContent).toBe('Mine Review: Rejected'));
   });
 
   it('shows no status where the platform says none', async () => {
@@ -98,7 +94,7 @@ describe('the home page', () => {
     const user = userEvent.setup();
     const { router } = renderRoutes(routes, '/');
     const list = await accreditations();
-    expect(within(list).getByRole('listitem').textContent).toBe('Mine Review: Rejected — needs a new upload');
+    expect(within(list).getByRole('listitem').textContent).toBe('Mine Review: Rejected');
     await user.click(within(list).getByRole('link', { name: 'Mine' }));
     expect(await screen.findByRole('heading', { name: 'Review: Waiting for review' })).toBeTruthy();
     await router.navigate('/');

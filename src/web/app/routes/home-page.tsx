@@ -5,6 +5,7 @@ import { accountQuery, entityFilesQuery } from '../../features/entities/api/quer
 import { entityHref, entityKinds } from '../../../shared/entities/entity-kinds';
 import { OpenByNumber } from '../../features/entities/open-by-number';
 import { ReviewBadge } from '../../features/review/review-badge';
+import { reviewCountsQuery } from '../../features/review/review-queries';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { messageOf } from '../../lib/platform/errors';
@@ -168,8 +169,23 @@ function Home() {
           </Link>
         </p>
       )}
+      {account.data.user.role === 'admin' && <ReviewQueueLink />}
       <EntityList account={account.data} />
     </>
+  );
+}
+
+/** The admin's way to the queue, with how many wait where the platform counts them (ours). */
+function ReviewQueueLink() {
+  const { platform } = useServices();
+  const counts = useQuery(reviewCountsQuery(platform));
+  const waiting = counts.data ? ` (${counts.data.waiting} waiting)` : '';
+  return (
+    <p>
+      <Link to="/review" className="button">
+        Review queue{waiting}
+      </Link>
+    </p>
   );
 }
 

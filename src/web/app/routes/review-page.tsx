@@ -1,4 +1,5 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, type InfiniteData, type UseInfiniteQueryResult } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { AssetCard } from '../../features/assets/components/asset-card';
 import { entityHref } from '../../../shared/entities/entity-kinds';
@@ -13,38 +14,114 @@ import {
 import { ReviewStatus } from '../../features/review/review-status';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ErrorNotice, Loading } from '../../components/ui/status';
+import { documentLabel } from '../../lib/document-label';
 import { messageOf, NotOffered } from '../../lib/platform/errors';
+import type { AccreditationForReview, ReviewCounts, ReviewPage } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
 
+type Which = 'pending' | 'decided';
+
+/** How long typing pauses before the queue is searched. */
+const searchDelayMs = 300;
+
 /**
- * `/review`: admins' queue of accreditations waiting for a decision, documents included (private ones
- * too), and beside it the ones decided (`?show=decided`): who decided, when, with which note.
+ * `/review`: admins' queue of accreditations waiting for a decision, oldest first, documents included
+ * (private ones too), and beside it the ones decided (`?show=decided`): who decided, when, why.
+ * `?q=` narrows both to an investor's name or email, where the platform searches (ours).
  */
 export function ReviewPage() {
-  const [params] = useSearchParams();
-  const which = params.get('show') === 'decided' ? 'decided' : 'pending';
+  const [params, setParams] = useSearchParams();
+  const which: Which = params.get('show') === 'decided' ? 'decided' : 'pending';
+  const search = params.get('q')?.trim() ?? '';
+  const { platform } = useServices();
+  const list = useInfiniteQuery(reviewListQuery(platform, which, search));
+  const counts = list.data?.pages[0]?.counts;
   usePageTitle(which === 'decided' ? 'Decided accreditations' : 'Review accreditations');
+  const tab = (to: Which) => {
+    const next = new URLSearchParams();
+    if (to === 'decided') next.set('show', 'decided');
+    if (search) next.set('q', search);
+    return `/review${next.size > 0 ? `?${next}` : ''}`;
+  };
   return (
     <>
       <h1>Review accreditations</h1>
       <nav aria-label="Accreditations" className="tabs">
-        <Link to="/review" aria-current={which === 'pending' ? 'page' : undefined}>
-          Waiting
+        <Link to={tab('pending')} aria-current={which === 'pending' ? 'page' : undefined}>
+          {tabName('Waiting', counts, 'waiting')}
         </Link>
-        <Link to="/review?show=decided" aria-current={which === 'decided' ? 'page' : undefined}>
-          Decided
+        <Link to={tab('decided')} aria-current={which === 'decided' ? 'page' : undefined}>
+          {tabName('Decided', counts, 'decided')}
         </Link>
       </nav>
+      <SearchBox
+        initial={search}
+        onSearch={(q) =>
+          setParams(
+            (current) => {
+              const next = new URLSearchParams(current);
+              if (q) next.set('q', q);
+              else next.delete('q');
+              return next;
+            },
+            { replace: true },
+          )
+        }
+      />
       <DecisionNotices />
-      <ReviewList which={which} />
+      <ReviewList which={which} search={search} list={list} />
     </>
   );
 }
 
-function ReviewList({ which }: { which: 'pending' | 'decided' }) {
-  const { platform } = useServices();
-  const list = useInfiniteQuery(reviewListQuery(platform, which));
-  waitingDecisions.useWaiting();
+/** "Waiting (3)": the count where the platform gives one. */
+const tabName = (name: string, counts: ReviewCounts | undefined, key: 'waiting' | 'decided') =>
+  counts ? `${name} (${counts[key]})` : name;
+
+/** Searches as the admin types, once typing pauses (the address keeps it: `?q=`). */
+function SearchBox({ initial, onSearch }: { initial: string; onSearch: (q: string) => void }) {
+  const [value, setValue] = useState(initial);
+  const inputId = useId();
+  const latest = useRef(onSearch);
+  useEffect(() => {
+    latest.current = onSearch;
+  });
+  useEffect(() => {
+    const q = value.trim();
+    if (q === initial) return;
+    const timer = setTimeout(() => latest.current(q), searchDelayMs);
+    return () => clearTimeout(timer);
+  }, [value, initial]);
+  return (
+    <form role="search" className="review-search" onSubmit={(event) => event.preventDefault()}>
+      <label htmlFor={inputId}>Search by investor name or email</label>
+      <input id={inputId} type="search" value={value} onChange={(event) => setValue(event.target.value)} />
+    </form>
+  );
+}
+
+type ListQuery = UseInfiniteQueryResult<InfiniteData<ReviewPage, unknown>>;
+
+/** The first control of a card, where focus goes after the decision on the one before. */
+const firstControlOf = (id: number) =>
+  document
+    .getElementById(`accreditation-${id}`)
+    ?.querySelector<HTMLElement>('button, a[href], input, textarea, select');
+
+function ReviewList({ which, search, list }: { which: Which; search: string; list: ListQuery }) {
+  const waiting = waitingDecisions.useWaiting();
+  // After a decision: the card to move focus to (its neighbour), or null for the empty message.
+  const [focusNext, setFocusNext] = useState<{ id: number | null } | null>(null);
+  const emptyRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (!focusNext) return;
+    const target = focusNext.id === null ? emptyRef.current : firstControlOf(focusNext.id);
+    if (target) {
+      target.focus();
+      setFocusNext(null);
+    }
+    // Again whenever the list is drawn anew: the card decided on leaves it first.
+  }, [focusNext, waiting, list.data]);
   if (list.isPending) return <Loading label="Loading the review queue…" />;
   if (list.error instanceof NotOffered) {
     return <p className="notice">{list.error.message} Accreditations are reviewed on the platform itself.</p>;
@@ -71,10 +148,12 @@ function ReviewList({ which }: { which: 'pending' | 'decided' }) {
   );
   if (items.length === 0 && !list.hasNextPage) {
     return (
-      <p className="empty">
-        {which === 'pending'
-          ? 'Nothing to review: every accreditation has a decision.'
-          : 'No decisions yet. Decided accreditations appear here.'}
+      <p className="empty" ref={emptyRef} tabIndex={-1}>
+        {search
+          ? `No accreditation ${which === 'pending' ? 'waits' : 'was decided'} for an investor matching “${search}”.`
+          : which === 'pending'
+            ? 'The queue is empty: nothing waits for a decision.'
+            : 'No decisions yet. Decided accreditations appear here.'}
       </p>
     );
   }
@@ -98,6 +177,11 @@ function ReviewList({ which }: { which: 'pending' | 'decided' }) {
       </>
     );
   }
+  /** The card after this one (or before it, for the last), else none: the empty message. */
+  const neighbourOf = (id: number) => {
+    const at = items.findIndex((a) => a.id === id);
+    return { id: (items[at + 1] ?? items[at - 1])?.id ?? null };
+  };
   return (
     <>
       <ul className="review-list">
@@ -105,28 +189,37 @@ function ReviewList({ which }: { which: 'pending' | 'decided' }) {
           <ReviewItem
             key={accreditation.id}
             accreditation={accreditation}
-            documents={
-              accreditation.files.length === 0 ? (
-                <p className="empty-slot">No documents uploaded yet.</p>
-              ) : (
-                <ul className="asset-list" aria-label={`Documents of ${accreditation.name}`}>
-                  {accreditation.files.map((file) => (
-                    <AssetCard
-                      key={file.id}
-                      file={file}
-                      listKey={reviewKeys.list('pending')}
-                      canEdit={false}
-                      onForbidden={() => undefined}
-                      viewerAside={<DecisionForm accreditation={accreditation} />}
-                    />
-                  ))}
-                </ul>
-              )
-            }
+            onDecided={() => setFocusNext(neighbourOf(accreditation.id))}
+            documents={<Documents accreditation={accreditation} />}
           />
         ))}
       </ul>
       {more}
     </>
+  );
+}
+
+/**
+ * An accreditation's files, each labelled by its kind (and a licence's side); those added since the
+ * last decision are marked "New", so a reviewer sees what answers the rejection.
+ */
+function Documents({ accreditation }: { accreditation: AccreditationForReview }) {
+  if (accreditation.files.length === 0) return <p className="empty-slot">No documents uploaded yet.</p>;
+  const decided = accreditation.review?.lastDecision?.fileIds;
+  return (
+    <ul className="asset-list" aria-label={`Documents of ${accreditation.name}`}>
+      {accreditation.files.map((file) => (
+        <AssetCard
+          key={file.id}
+          file={file}
+          listKey={reviewKeys.all}
+          canEdit={false}
+          onForbidden={() => undefined}
+          kind={documentLabel(file)}
+          isNew={decided !== undefined && !decided.includes(file.id)}
+          viewerAside={<DecisionForm accreditation={accreditation} />}
+        />
+      ))}
+    </ul>
   );
 }

@@ -1,10 +1,12 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { labelOf } from '../../../shared/assets/file-types';
 import { Loading } from '../../components/ui/status';
 import { messageOf, NotOffered } from '../../lib/platform/errors';
 import type { HistoryEntry } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
 import { historyQuery } from './review-queries';
+import { reasonLabels } from './review-words';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
@@ -17,9 +19,13 @@ function describe(entry: HistoryEntry): string {
     case 'approved':
       return `${who} approved the accreditation`;
     case 'rejected':
-      return `${who} did not approve the accreditation`;
+      return `${who} rejected the accreditation${entry.reason ? ` (${reasonLabels[entry.reason].toLowerCase()})` : ''}`;
+    case 'submitted':
+      return `${who} sent it for review`;
     case 'reopened':
-      return `${who} sent it back for review with a new document`;
+      return `${who} uploaded a new document after the decision: it needs to be sent for review again`;
+    case 'address_changed':
+      return `${who} changed the answer about the address on the driver's licence`;
     case 'file_uploaded':
       return `${who} uploaded ${file?.name ?? 'a file'}${kind}`;
     case 'file_renamed':
@@ -37,6 +43,51 @@ function describe(entry: HistoryEntry): string {
     default:
       return `${who}: ${entry.action.replaceAll('_', ' ')}`;
   }
+}
+
+/**
+ * The files a decision was made on, as they were: kept by the platform, so each opens by its id
+ * (a signed download address asked for at the click, as they expire within minutes).
+ */
+function Evidence({ files }: { files: NonNullable<HistoryEntry['files']> }) {
+  const { platform } = useServices();
+  const [problem, setProblem] = useState<string | null>(null);
+  async function open(id: number) {
+    setProblem(null);
+    try {
+      const { url } = await platform.address(id);
+      window.open(url, '_blank', 'noopener,noreferrer');
+    } catch (error) {
+      setProblem(messageOf(error));
+    }
+  }
+  return (
+    <div className="evidence">
+      <p className="hint">Decided on these files:</p>
+      <ul>
+        {files.map((file) => (
+          <li key={file.id}>
+            {file.name}
+            {file.fileType && ` (${labelOf(file.fileType).toLowerCase()})`}{' '}
+            <button type="button" className="button small" onClick={() => void open(file.id)}>
+              Open<span className="visually-hidden"> {file.name}</span>
+            </button>
+            {file.sha256 && (
+              <span className="hint sha256" title="SHA-256 of the file's bytes">
+                {' '}
+                SHA-256 {file.sha256.slice(0, 12)}…
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {problem && (
+        <p className="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </div>
+  );
 }
 
 /**
@@ -63,6 +114,7 @@ export function HistoryList({ accreditationId }: { accreditationId: number }) {
                 <li key={entry.id}>
                   <time dateTime={entry.at}>{dateTime.format(new Date(entry.at))}</time> {describe(entry)}.
                   {entry.note && <q className="history-note">{entry.note}</q>}
+                  {entry.files && entry.files.length > 0 && <Evidence files={entry.files} />}
                 </li>
               ))}
           </ol>

@@ -1,20 +1,22 @@
-import { infiniteQueryOptions, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useQueryClient } from '@tanstack/react-query';
 import { createDeferredActions } from '../../lib/deferred-actions';
-import { messageOf } from '../../lib/platform/errors';
-import type { AccreditationForReview } from '../../lib/platform/model';
+import { ApiError, messageOf } from '../../lib/platform/errors';
+import type { AccreditationForReview, RejectionReason, Review } from '../../lib/platform/model';
 import type { Platform } from '../../lib/platform/platform';
 import { useServices } from '../../lib/services';
+import { statusWords } from './review-words';
 
 export const reviewKeys = {
   all: ['review'] as const,
-  list: (which: 'pending' | 'decided') => [...reviewKeys.all, which] as const,
+  list: (which: 'pending' | 'decided', search = '') => [...reviewKeys.all, which, search] as const,
+  counts: () => [...reviewKeys.all, 'counts'] as const,
   history: (accreditationId: number) => [...reviewKeys.all, 'history', accreditationId] as const,
 };
 
 /** A paged list, one "Show more" at a time. */
-const paged = <T>(
+const paged = <T, P extends { items: T[]; next?: string }>(
   queryKey: readonly unknown[],
-  load: (cursor: string | undefined) => Promise<{ items: T[]; next?: string }>,
+  load: (cursor: string | undefined) => Promise<P>,
 ) =>
   infiniteQueryOptions({
     queryKey,
@@ -23,15 +25,26 @@ const paged = <T>(
     getNextPageParam: (last) => last.next,
   });
 
-export const reviewListQuery = (platform: Platform, which: 'pending' | 'decided') =>
-  paged(reviewKeys.list(which), (cursor) => platform.reviewList(which, cursor));
+export const reviewListQuery = (platform: Platform, which: 'pending' | 'decided', search = '') =>
+  paged(reviewKeys.list(which, search), (cursor) => platform.reviewList(which, cursor, search || undefined));
+
+/** How many wait (and how many are decided), for the admin's home: one small read of the queue. */
+export const reviewCountsQuery = (platform: Platform) =>
+  queryOptions({
+    queryKey: reviewKeys.counts(),
+    queryFn: async () => (await platform.reviewList('pending')).counts ?? null,
+  });
 
 export const historyQuery = (platform: Platform, accreditationId: number) =>
   paged(reviewKeys.history(accreditationId), (cursor) => platform.history(accreditationId, cursor));
 
+/** What a decision form decides on: the queue's item, or the accreditation's own page. */
+export type Decidable = Pick<AccreditationForReview, 'id' | 'name' | 'etag'>;
+
 export interface Decision {
-  accreditation: AccreditationForReview;
+  accreditation: Decidable;
   status: 'approved' | 'rejected';
+  reason?: RejectionReason;
   note: string;
 }
 
@@ -42,25 +55,46 @@ export interface Decision {
 export const waitingDecisions = createDeferredActions<Decision>();
 export const decisionKey = (accreditationId: number) => `accreditation:${accreditationId}`;
 
+/** "Ada Admin approved it meanwhile": what the accreditation says now, read again after a 412. */
+export function whatHappenedMeanwhile(review: Review | undefined): string {
+  if (!review) return 'It changed meanwhile.';
+  const decided = review.status === 'approved' || review.status === 'rejected';
+  if (decided)
+    return `${review.decidedBy ?? 'Another admin'} ${review.status === 'approved' ? 'approved' : 'rejected'} it meanwhile.`;
+  return `It changed meanwhile (now: ${statusWords[review.status]}); look at it again before deciding.`;
+}
+
 export function useDecide() {
   const { platform } = useServices();
   const queryClient = useQueryClient();
   return (decision: Decision, onSent: () => void) =>
     waitingDecisions.later(decisionKey(decision.accreditation.id), decision, async ({ leavingPage }) => {
-      const { accreditation, status, note } = decision;
+      const { accreditation, status, note, reason } = decision;
       try {
         // If-Match: a decision made on a page that went stale (decided by someone else, or reopened by
         // the investor's new upload) is refused, not laid over the other change.
         await platform.review(
           accreditation.id,
-          { status, note },
+          { status, note, ...(reason ? { reason } : {}) },
           { keepalive: leavingPage, etag: accreditation.etag },
         );
       } catch (error) {
-        throw new Error(`The decision on ${accreditation.name} was not recorded: ${messageOf(error)}`);
+        throw new Error(
+          `The decision on ${accreditation.name} was not recorded: ${await refusal(error, accreditation.id)}`,
+        );
+      } finally {
+        // Whatever happened, the lists and the accreditation are read again: after a 412 they show
+        // what it is now.
+        void queryClient.invalidateQueries({ queryKey: reviewKeys.all });
+        void queryClient.invalidateQueries({ queryKey: ['entities'] });
       }
       onSent();
-      // The notice ends as soon as the platform has the decision; the lists catch up on their own.
-      void queryClient.invalidateQueries({ queryKey: reviewKeys.all });
     });
+
+  /** The platform's refusal in words; after a 412, who decided meanwhile (the accreditation re-read). */
+  async function refusal(error: unknown, id: number): Promise<string> {
+    if (!(error instanceof ApiError) || error.status !== 412) return messageOf(error);
+    const now = await platform.entityFiles({ type: 'Accreditation', id }).catch(() => undefined);
+    return whatHappenedMeanwhile(now?.review);
+  }
 }

@@ -1,5 +1,8 @@
 import type { AssetableType, Role } from '../../../shared/api/assetable';
+import type { LicenceSide, RejectionReason, RequirementKind } from '../../../shared/api/review';
 import type { Crop } from '../../../shared/assets/crop';
+
+export type { LicenceSide, RejectionReason, RequirementKind };
 
 /**
  * The app's own picture of what the platform holds. Pages and features see only these; the wire
@@ -52,13 +55,63 @@ export interface EntityFiles {
   related?: { type: AssetableType; id: number; name: string }[];
 }
 
-export type ReviewStatus = 'pending' | 'approved' | 'rejected';
+/**
+ * `documents_needed` only where the platform says what an accreditation needs (ours): until then it
+ * is not in the queue.
+ */
+export type ReviewStatus = 'documents_needed' | 'pending' | 'approved' | 'rejected';
+
+/** One thing an accreditation needs before it can be sent for review, met or not (ours). */
+export interface Requirement {
+  kind: RequirementKind;
+  /** Files of any of these types meet it (a letter: one of two kinds). */
+  fileTypes: string[];
+  minFiles: number;
+  met: boolean;
+}
+
+/** A decision as recorded, with the files it was made on (kept as evidence: not deletable). */
+export interface Decision {
+  status: 'approved' | 'rejected';
+  reason?: RejectionReason;
+  note?: string;
+  at?: string;
+  by?: string;
+  fileIds: number[];
+}
 
 export interface Review {
   status: ReviewStatus;
   note?: string;
   decidedAt?: string;
   decidedBy?: string;
+  /** Why it was rejected (ours), with the current decision. */
+  reason?: RejectionReason;
+  /** The newest decision whatever the status now (ours): why, and on which files. */
+  lastDecision?: Decision;
+  /** When its owner last sent it for review ("waiting since"). */
+  submittedAt?: string;
+  /**
+   * What it needs before it can be sent for review (ours). Absent on a platform that does not say:
+   * the app then shows no checklist and no "Send for review", as before.
+   */
+  requirements?: Requirement[];
+  /** The owner's answer: whether the driver's licence shows the current address (ours). */
+  addressOnLicence?: boolean;
+  /** The accreditation's ETag, sent back as If-Match with a decision or a send. */
+  etag?: string;
+}
+
+/** `GET …/accreditations` counts per status over all accreditations (ours), for the queue's tabs. */
+export interface ReviewCounts {
+  waiting: number;
+  decided: number;
+  documentsNeeded: number;
+}
+
+/** A page of the review queue, with the counts where the platform gives them. */
+export interface ReviewPage extends Page<AccreditationForReview> {
+  counts?: ReviewCounts;
 }
 
 /** One entry of an accreditation's history: a decision, or a change to one of its files. */
@@ -68,6 +121,10 @@ export interface HistoryEntry {
   action: string;
   actor: { name: string; role?: Role };
   note?: string;
+  /** A rejection's reason. */
+  reason?: RejectionReason;
+  /** A decision's evidence: the files it was made on, as they were (ours). */
+  files?: { id: number; name: string; sha256: string; fileType: string }[];
   file?: { name: string; previousName?: string; fileType?: string };
 }
 

@@ -14,6 +14,8 @@ import type {
   NewFile,
   Offering,
   Page,
+  RejectionReason,
+  ReviewPage,
   StoredFile,
   Uploaded,
   UploadOptions,
@@ -29,6 +31,7 @@ import {
   readOffering,
   readPage,
   readReview,
+  readReviewCounts,
 } from './read-shapes';
 import { sendUpload, uploadForm } from './upload';
 
@@ -62,14 +65,28 @@ export interface Platform {
    */
   address(id: number, want?: { variant: Variant; width?: number }): Promise<FileAddress>;
   upload(file: NewFile, options: UploadOptions): Promise<Uploaded>;
-  /** Admins: accreditations waiting for a decision, or decided ones (newest decision first). */
-  reviewList(which: 'pending' | 'decided', cursor?: string): Promise<Page<AccreditationForReview>>;
-  /** `keepalive`: sent as the page closes, and outlives it; `etag`: refused if decided meanwhile. */
+  /**
+   * Admins: accreditations waiting for a decision (oldest first), or decided ones (newest decision
+   * first); `search` narrows them to an owner's name or email where the platform can (ours), and
+   * `counts` come where it gives them (ours).
+   */
+  reviewList(which: 'pending' | 'decided', cursor?: string, search?: string): Promise<ReviewPage>;
+  /**
+   * `keepalive`: sent as the page closes, and outlives it; `etag`: refused if decided meanwhile.
+   * `reason`: why it is rejected, where the platform takes one (ours requires it).
+   */
   review(
     id: number,
-    decision: { status: 'approved' | 'rejected'; note: string },
+    decision: { status: 'approved' | 'rejected'; note: string; reason?: RejectionReason },
     options?: { keepalive?: boolean; etag?: string },
   ): Promise<void>;
+  /**
+   * The owner sends a complete accreditation for review (ours). Rejects with an ApiError whose
+   * field errors name each unmet requirement (`requirements.<kind>`) when something is missing.
+   */
+  sendForReview(id: number, options?: { etag?: string }): Promise<void>;
+  /** The owner says whether the driver's licence shows the current address (ours). */
+  setAddressOnLicence(id: number, onLicence: boolean, options?: { etag?: string }): Promise<void>;
   /** An accreditation's decisions and file changes, newest first (its owner and admins). */
   history(accreditationId: number, cursor?: string): Promise<Page<HistoryEntry>>;
   /** The products (offerings) the person may read, newest first. */
@@ -300,10 +317,26 @@ export function createPlatform(
     };
   };
 
-  const reviewList = (which: 'pending' | 'decided', cursor?: string) =>
-    extensionPage('review', 'a review queue', `/v2/core/accreditations?status=${which}`, cursor, (body) =>
-      readPage(body, 'accreditations', readAccreditation),
+  const reviewList = async (
+    which: 'pending' | 'decided',
+    cursor?: string,
+    search?: string,
+  ): Promise<ReviewPage> => {
+    const query = new URLSearchParams({ status: which });
+    if (search) query.set('q', search);
+    let counts: ReviewPage['counts'];
+    const page = await extensionPage(
+      'review',
+      'a review queue',
+      `/v2/core/accreditations?${query}`,
+      cursor,
+      (body) => {
+        counts = readReviewCounts(body);
+        return readPage(body, 'accreditations', readAccreditation);
+      },
     );
+    return counts ? { ...page, counts } : page;
+  };
 
   const history = (accreditationId: number, cursor?: string) =>
     extensionPage(
@@ -319,14 +352,12 @@ export function createPlatform(
       readPage(body, 'products', readOffering),
     );
 
-  async function review(
+  /** A change to an accreditation (ours): a decision, a send for review, the address answer. */
+  async function changeAccreditation(
     id: number,
-    decision: { status: 'approved' | 'rejected'; note: string },
-    options: { keepalive?: boolean; etag?: string } = {},
+    accreditation: Record<string, unknown>,
+    options: { keepalive?: boolean; etag?: string },
   ) {
-    const accreditation = decision.note
-      ? { status: decision.status, note: decision.note }
-      : { status: decision.status };
     const init: RequestInit = {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json', ...ifMatch(options) },
@@ -335,6 +366,27 @@ export function createPlatform(
     if (options.keepalive) init.keepalive = true;
     await json(await http.send(`/v2/core/accreditations/${id}`, init));
   }
+
+  const review = (
+    id: number,
+    decision: { status: 'approved' | 'rejected'; note: string; reason?: RejectionReason },
+    options: { keepalive?: boolean; etag?: string } = {},
+  ) =>
+    changeAccreditation(
+      id,
+      {
+        status: decision.status,
+        ...(decision.reason && decision.status === 'rejected' ? { reason: decision.reason } : {}),
+        ...(decision.note ? { note: decision.note } : {}),
+      },
+      options,
+    );
+
+  const sendForReview = (id: number, options: { etag?: string } = {}) =>
+    changeAccreditation(id, { status: 'pending' }, options);
+
+  const setAddressOnLicence = (id: number, onLicence: boolean, options: { etag?: string } = {}) =>
+    changeAccreditation(id, { address_on_licence: onLicence }, options);
 
   return {
     capabilities,
@@ -348,6 +400,8 @@ export function createPlatform(
     upload,
     reviewList,
     review,
+    sendForReview,
+    setAddressOnLicence,
     history,
     offerings,
   };

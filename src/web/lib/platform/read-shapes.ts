@@ -1,6 +1,17 @@
 import { assetableTypes, roles, type AssetableType } from '../../../shared/api/assetable';
+import { accreditationStatuses, rejectionReasons, requirementKinds } from '../../../shared/api/review';
 import { cropOf } from '../../../shared/assets/crop';
-import type { Account, EntityRef, HistoryEntry, Offering, Review, StoredFile } from './model';
+import type {
+  Account,
+  Decision,
+  EntityRef,
+  HistoryEntry,
+  Offering,
+  Requirement,
+  Review,
+  ReviewCounts,
+  StoredFile,
+} from './model';
 
 /**
  * Reads what platforms answer, leniently: the spec shows the Asset's fields but not the shapes around
@@ -90,18 +101,72 @@ export function readFilePage(body: unknown): { files: StoredFile[]; cursor?: str
   return { files, ...optional('cursor', isObject(body) ? text(body.next_cursor) || undefined : undefined) };
 }
 
-/** An accreditation's review, where the platform says it (ours: `status`, `review_note`, …). */
-const reviewStatuses = ['pending', 'approved', 'rejected'] as const;
+/**
+ * An accreditation's review, where the platform says it (ours: `status`, `review_note`, …). What a
+ * platform leaves out (requirements, the last decision, …) stays out: the app then does as before.
+ */
+const reviewStatuses = accreditationStatuses;
+
+const reasonOf = (value: unknown) => rejectionReasons.find((r) => r === value);
+
+function readRequirement(raw: unknown): Requirement | undefined {
+  if (!isObject(raw)) return undefined;
+  const kind = requirementKinds.find((k) => k === raw.kind);
+  if (!kind || typeof raw.met !== 'boolean') return undefined;
+  const fileTypes = Array.isArray(raw.file_types) ? raw.file_types.filter((t) => typeof t === 'string') : [];
+  return { kind, fileTypes, minFiles: integer(raw.min_files) ?? 1, met: raw.met };
+}
+
+function readDecision(raw: unknown): Decision | undefined {
+  if (!isObject(raw)) return undefined;
+  const status = (['approved', 'rejected'] as const).find((s) => s === raw.status);
+  if (!status) return undefined;
+  const fileIds = (Array.isArray(raw.file_ids) ? raw.file_ids : [])
+    .map(integer)
+    .filter((id): id is number => id !== undefined);
+  return {
+    status,
+    fileIds,
+    ...optional('reason', reasonOf(raw.reason)),
+    ...optional('note', text(raw.note) || undefined),
+    ...optional('at', text(raw.at)),
+    ...optional('by', isObject(raw.by) ? text(raw.by.name) : undefined),
+  };
+}
 
 export function readReview(raw: Json): Review | undefined {
   const status = reviewStatuses.find((s) => s === raw.status);
   if (!status) return undefined;
   const decidedBy = isObject(raw.reviewed_by) ? text(raw.reviewed_by.name) : undefined;
+  const requirements = Array.isArray(raw.requirements)
+    ? raw.requirements.map(readRequirement).filter((r): r is Requirement => r !== undefined)
+    : undefined;
   return {
     status,
     ...optional('note', text(raw.review_note) || undefined),
     ...optional('decidedAt', text(raw.reviewed_at)),
     ...optional('decidedBy', decidedBy),
+    ...optional('reason', reasonOf(raw.review_reason)),
+    ...optional('lastDecision', readDecision(raw.last_decision)),
+    ...optional('submittedAt', text(raw.submitted_at)),
+    ...optional('requirements', requirements),
+    ...optional(
+      'addressOnLicence',
+      typeof raw.address_on_licence === 'boolean' ? raw.address_on_licence : undefined,
+    ),
+    ...optional('etag', text(raw.etag)),
+  };
+}
+
+/** The queue's counts per status (ours); undefined where the list carries none. */
+export function readReviewCounts(body: unknown): ReviewCounts | undefined {
+  const counts = isObject(body) && isObject(body.counts) ? body.counts : undefined;
+  if (!counts) return undefined;
+  const count = (status: string) => integer(counts[status]) ?? 0;
+  return {
+    waiting: count('pending'),
+    decided: count('approved') + count('rejected'),
+    documentsNeeded: count('documents_needed'),
   };
 }
 
@@ -178,6 +243,23 @@ export function readPage<T>(body: unknown, key: string, read: (raw: Json) => T |
   return { items, ...(next ? { next } : {}) };
 }
 
+/** A decision's files in its history entry: id, name, SHA-256, type (ours). */
+function readEvidence(raw: unknown): HistoryEntry['files'] {
+  if (!Array.isArray(raw)) return undefined;
+  return raw.flatMap((item: unknown) => {
+    const id = isObject(item) ? integer(item.id) : undefined;
+    if (!isObject(item) || id === undefined) return [];
+    return [
+      {
+        id,
+        name: text(item.name) ?? `File ${id}`,
+        sha256: text(item.sha256) ?? '',
+        fileType: text(item.file_type) ?? '',
+      },
+    ];
+  });
+}
+
 export function readHistoryEntry(raw: Json): HistoryEntry | undefined {
   const id = integer(raw.id);
   const at = text(raw.at);
@@ -197,6 +279,8 @@ export function readHistoryEntry(raw: Json): HistoryEntry | undefined {
       ),
     },
     ...optional('note', text(raw.note) || undefined),
+    ...optional('reason', reasonOf(raw.reason)),
+    ...optional('files', readEvidence(raw.files)),
     ...(file
       ? {
           file: {

@@ -142,6 +142,9 @@ export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
         await platform.remove(file, { keepalive: leavingPage });
       } catch (error) {
         if (error instanceof ApiError && error.status === 403) onForbidden();
+        // Kept as evidence of a decision (409 `retained`): final, and the list read again shows it so.
+        if (error instanceof ApiError && error.code === 'retained')
+          void queryClient.invalidateQueries({ queryKey: listKey });
         throw new Error(`${file.name} was not deleted: ${messageOf(error)}`);
       }
       forgetUploads([file.id]);

@@ -182,6 +182,9 @@ export const AssetCard = memo(function AssetCard({
   canEdit,
   onForbidden,
   viewerAside,
+  kind,
+  isNew = false,
+  keptAs,
 }: {
   file: StoredFile;
   listKey: QueryKey;
@@ -190,6 +193,15 @@ export const AssetCard = memo(function AssetCard({
   onForbidden: () => void;
   /** Shown beside the file in the viewer (the review queue's decision form). */
   viewerAside?: ReactNode;
+  /** What kind of document it is, said on the card ("Driver's licence — front"). */
+  kind?: string;
+  /** Added since the last decision on its accreditation (the review queue marks it). */
+  isNew?: boolean;
+  /**
+   * A decision was made on it ("approval", "rejection"): kept as evidence, so it cannot be deleted
+   * (the platform refuses with 409 `retained`); a new file goes beside it.
+   */
+  keptAs?: string;
 }) {
   const { platform } = useServices();
   const [viewing, setViewing] = useState(false);
@@ -277,6 +289,12 @@ export const AssetCard = memo(function AssetCard({
         ) : (
           <p className="asset-name">{file.name}</p>
         )}
+        {(kind || isNew) && (
+          <p className="asset-kind">
+            {kind}
+            {isNew && <span className="badge badge-new">New</span>}
+          </p>
+        )}
         <p className="asset-facts">
           {file.private ? <span className="badge badge-private">Private</span> : null} {facts.join(' · ')}
         </p>
@@ -315,6 +333,9 @@ export const AssetCard = memo(function AssetCard({
         ) : (
           <p className="hint">{audienceOf(file.entity.type, file.private, canEdit)}</p>
         )}
+        {keptAs && (
+          <p className="hint kept">Kept as evidence of the {keptAs} — upload a new file beside it.</p>
+        )}
         {update.error && (
           <p className="field-error" role="alert">
             The change was undone: {messageOf(update.error)}
@@ -350,7 +371,7 @@ export const AssetCard = memo(function AssetCard({
               Edit crop<span className="visually-hidden"> of {file.name}</span>
             </button>
           )}
-          {canEdit && (
+          {canEdit && !keptAs && (
             <button type="button" className="button small danger" onClick={remove}>
               Delete<span className="visually-hidden"> {file.name}</span>
             </button>

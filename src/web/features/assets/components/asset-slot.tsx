@@ -1,5 +1,5 @@
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import type { Crop } from '../../../../shared/assets/crop';
 import {
   checkFileForSlot,
@@ -8,7 +8,8 @@ import {
   type FileTypeInfo,
 } from '../../../../shared/assets/file-types';
 import { forgetUploads, rememberUpload } from '../../../lib/browser-memory';
-import type { EntityRef, StoredFile } from '../../../lib/platform/model';
+import { documentLabel, sideOf } from '../../../lib/document-label';
+import type { EntityRef, LicenceSide, StoredFile } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { privacyWarnings } from '../privacy-warnings';
@@ -32,6 +33,18 @@ function imageSize(url: string): Promise<{ width: number; height: number } | nul
   });
 }
 
+const sideChoices: { side: LicenceSide; label: string }[] = [
+  { side: 'front', label: 'Front' },
+  { side: 'back', label: 'Back' },
+  { side: 'both', label: 'One photo shows both sides' },
+];
+
+/** The side a next licence photo most likely shows: the first one not there yet. */
+function missingSide(files: StoredFile[]): LicenceSide {
+  const sides = new Set(files.map(sideOf));
+  return sides.has('front') && !sides.has('back') ? 'back' : 'front';
+}
+
 interface Pending {
   file: File;
   url: string;
@@ -49,6 +62,9 @@ export function AssetSlot({
   listKey,
   canEdit,
   onForbidden,
+  need,
+  keptAs,
+  sides = false,
 }: {
   entity: EntityRef;
   fileType: FileTypeInfo;
@@ -58,6 +74,12 @@ export function AssetSlot({
   canEdit: boolean;
   /** The platform refused a change here (403): the page becomes read-only. */
   onForbidden: () => void;
+  /** Whether its entity needs it: "Required", "Optional", "One of these two". */
+  need?: string;
+  /** The decision a file is kept as evidence of ("rejection"), if any: it is not deleted or replaced. */
+  keptAs?: (file: StoredFile) => string | undefined;
+  /** Photos of a licence: each upload says which side it shows (`meta.side`). */
+  sides?: boolean;
 }) {
   const queryClient = useQueryClient();
   const { platform } = useServices();
@@ -70,6 +92,11 @@ export function AssetSlot({
   const shown = files.filter((file) => !waitingDeletes.isWaiting(deleteKey(file.id)));
   const single = fileType.singleFile;
   const { inUse, earlier } = single ? inUseAndEarlier(shown) : { inUse: undefined, earlier: [] };
+  // A file kept as evidence is never replaced: the new one goes beside it.
+  const replaceable = inUse && !keptAs?.(inUse) ? inUse : undefined;
+  const [chosenSide, setChosenSide] = useState<LicenceSide | null>(null);
+  const side = chosenSide ?? missingSide(shown);
+  const sideName = useId();
   // The latest list, for the ETag of a file being replaced when its replacement is stored.
   const latest = useRef(files);
   useEffect(() => {
@@ -88,7 +115,7 @@ export function AssetSlot({
     onForbidden,
   });
   const image = fileType.documentType === 'image';
-  const chooseWords = single && inUse ? 'Replace' : 'Choose a file';
+  const chooseWords = single && replaceable ? 'Replace' : 'Choose a file';
   const headingId = `slot-${fileType.fileType}`;
   const current = toCrop[0];
 
@@ -109,8 +136,15 @@ export function AssetSlot({
   }
 
   /** In a one-file slot, every upload replaces the file in use (when there is one). */
-  const startUpload = (file: File, meta: Record<string, unknown>) =>
-    uploads.start(file, { private: fileType.privateByDefault, meta, replaces: inUse ? [inUse] : undefined });
+  const startUpload = (file: File, meta: Record<string, unknown>) => {
+    uploads.start(file, {
+      private: fileType.privateByDefault,
+      meta: sides ? { ...meta, side } : meta,
+      replaces: replaceable ? [replaceable] : undefined,
+    });
+    // The next photo is most likely the other side.
+    if (sides) setChosenSide(null);
+  };
 
   async function accept(chosen: File[]) {
     const reasons: string[] = [];
@@ -176,6 +210,7 @@ export function AssetSlot({
         <h2 id={headingId} tabIndex={-1}>
           {fileType.label}
         </h2>
+        {need && <p className="slot-need">{need}</p>}
         {/* Its rules are for whoever may upload here. */}
         {canEdit && <p className="hint">{slotHint(fileType)}</p>}
       </div>
@@ -189,6 +224,8 @@ export function AssetSlot({
               listKey={listKey}
               canEdit={canEdit}
               onForbidden={onForbidden}
+              kind={sideOf(file) ? documentLabel(file) : undefined}
+              keptAs={keptAs?.(file)}
             />
           ))}
         </ul>
@@ -216,6 +253,7 @@ export function AssetSlot({
                 listKey={listKey}
                 canEdit={canEdit}
                 onForbidden={onForbidden}
+                keptAs={keptAs?.(file)}
               />
             ))}
           </ul>
@@ -225,6 +263,23 @@ export function AssetSlot({
 
       {canEdit && (
         <>
+          {sides && (
+            <fieldset className="sides">
+              <legend>Which side does the next photo show?</legend>
+              {sideChoices.map((choice) => (
+                <label key={choice.side}>
+                  <input
+                    type="radio"
+                    name={sideName}
+                    value={choice.side}
+                    checked={side === choice.side}
+                    onChange={() => setChosenSide(choice.side)}
+                  />{' '}
+                  {choice.label}
+                </label>
+              ))}
+            </fieldset>
+          )}
           <Suspense fallback={<DropAreaPlaceholder fileType={fileType} choose={chooseWords} />}>
             <FileDrop
               fileType={fileType}
