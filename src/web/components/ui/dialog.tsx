@@ -2,7 +2,8 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal dialog on the native <dialog>: showModal() makes the rest of the page inert (focus stays
- * inside) and Escape closes it. Mount it to open it; `onClose` unmounts it.
+ * inside) and Escape closes it. Mount it to open it; `onClose` unmounts it. Focus starts on the
+ * element marked `data-autofocus`, where there is one.
  *
  * When it goes, focus goes back to what opened it (a browser does this only for a dialog it closes
  * itself, not for one removed from the page), or, when that is gone too, to `returnFocus()`: the
@@ -32,7 +33,12 @@ export function Dialog({
   useEffect(() => {
     const dialog = ref.current;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (dialog && !dialog.open) dialog.showModal();
+    if (dialog && !dialog.open) {
+      dialog.showModal();
+      // The part the dialog is for, when it marks one (a viewer's picture, so its keys work at once);
+      // otherwise the browser's choice, the first control.
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
     return () => {
       dialog?.close();
       const target = opener?.isConnected && opener !== document.body ? opener : fallback.current?.();

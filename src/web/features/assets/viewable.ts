@@ -1,11 +1,10 @@
-import { findFileType } from '../../../shared/assets/file-types';
 import type { StoredFile } from '../../lib/platform/model';
+import { kindOf, type Presentation } from './file-kind';
 
-/** What the in-app viewer can show of a file: an image, a PDF, or nothing (it opens in a new tab). */
-export function viewableAs(file: StoredFile): 'image' | 'pdf' | null {
-  if (file.contentType?.startsWith('image/') ?? findFileType(file.fileType)?.documentType === 'image')
-    return 'image';
-  if (file.contentType === 'application/pdf' || (!file.contentType && /\.pdf$/i.test(file.name)))
-    return 'pdf';
-  return null;
+/**
+ * How the in-app viewer shows a file: an image, a PDF, text, a table, or (null) what it is with a
+ * Download. Every file opens in the viewer; none is downloaded silently.
+ */
+export function viewableAs(file: StoredFile): Presentation {
+  return kindOf(file).shownAs;
 }

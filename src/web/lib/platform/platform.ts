@@ -64,6 +64,12 @@ export interface Platform {
    * Rejects with NotReadyYet while the file is still being made (a PDF's thumbnail after its upload).
    */
   address(id: number, want?: { variant: Variant; width?: number }): Promise<FileAddress>;
+  /**
+   * A signed address of the original for saving it: one the platform delivers as an attachment where
+   * it can (ours: `disposition=attachment`, with the renditions' API description), `saves: false`
+   * where it may show an image or a PDF in the tab instead.
+   */
+  downloadAddress(id: number): Promise<{ url: string; saves: boolean }>;
   upload(file: NewFile, options: UploadOptions): Promise<Uploaded>;
   /**
    * Admins: accreditations waiting for a decision (oldest first), or decided ones (newest decision
@@ -249,6 +255,17 @@ export function createPlatform(
     return { url: body.url, rendered: rendition || want === undefined || want.variant === 'original' };
   }
 
+  async function downloadAddress(id: number) {
+    // Asked only of a platform known to extend download_url (a spec-only one may refuse a parameter).
+    const extended = can().renditions === true;
+    const path = `/v2/core/assets/${id}/download_url${extended ? '?disposition=attachment' : ''}`;
+    const body = (await json(await http.send(path))) as { url?: unknown } | undefined;
+    if (typeof body?.url !== 'string') throw new Error('The platform gave no address for this file.');
+    // The platform says so in the signed URL itself; one that ignored the parameter left it out.
+    const saves = new URL(body.url).searchParams.get('disposition') === 'attachment';
+    return { url: body.url, saves };
+  }
+
   async function upload(newFile: NewFile, options: UploadOptions): Promise<Uploaded> {
     const answer = await sendUpload(http, uploadForm(newFile), {
       ...options,
@@ -397,6 +414,7 @@ export function createPlatform(
     update,
     remove,
     address,
+    downloadAddress,
     upload,
     reviewList,
     review,

@@ -10,6 +10,7 @@ import { formatDate, formatSize } from '../../../lib/format';
 import { previewAddressQuery, useDeleteLater, useUpdateFile } from '../api/asset-queries';
 import { audienceOf, privacyMatters } from '../audience';
 import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
+import { kindOf } from '../file-kind';
 import { viewableAs } from '../viewable';
 import { CroppedImage } from './cropped-image';
 import { previewWidth } from './preview-width';
@@ -20,11 +21,8 @@ const FileViewer = lazy(loadFileViewer);
 
 const isImage = (file: StoredFile) => viewableAs(file) === 'image';
 
-function typeBadge(file: StoredFile) {
-  const extension = /\.([a-z0-9]{1,5})$/i.exec(file.name)?.[1];
-  if (extension) return extension.toUpperCase();
-  return file.contentType?.split('/')[1]?.toUpperCase() ?? 'FILE';
-}
+/** What the file is, as the platform sniffed it where it says (a text file named fake.pdf: Text). */
+const typeBadge = (file: StoredFile) => kindOf(file).badge;
 
 /** What a card shows: the image (cropped or whole), a PDF's thumbnail, or nothing. */
 function previewSource(file: StoredFile): { id: number; variant: Variant; crop?: Crop } | null {
@@ -163,6 +161,10 @@ function focusAfterRemoving(card: HTMLElement | null, fileId: number): () => voi
 }
 
 function preloadViewer() {
+  loadFileViewer().catch(() => undefined); // met again, and shown, when the viewer opens
+}
+
+function preloadPdf() {
   loadFileViewer().then(
     ({ preloadPdfViewer }) => preloadPdfViewer(),
     () => undefined, // met again, and shown, when the viewer opens
@@ -236,16 +238,11 @@ export const AssetCard = memo(function AssetCard({
       },
     );
 
-  async function open() {
+  // Every file opens in the viewer (an Office file shows what it is, with Download): none downloads
+  // silently.
+  function open() {
     setOpenError(null);
-    if (viewableAs(file)) return setViewing(true);
-    // Download URLs expire within minutes: ask for one at the moment of the click.
-    try {
-      const { url } = await platform.address(file.id);
-      window.open(url, '_blank', 'noopener,noreferrer');
-    } catch (error) {
-      setOpenError(messageOf(error));
-    }
+    setViewing(true);
   }
 
   async function editCrop() {
@@ -350,9 +347,10 @@ export const AssetCard = memo(function AssetCard({
           <button
             type="button"
             className="button small"
-            onClick={() => void open()}
-            // Pointing at or focusing a PDF's Open starts loading the viewer and pdf.js already.
-            {...(viewableAs(file) === 'pdf' && { onPointerEnter: preloadViewer, onFocus: preloadViewer })}
+            onClick={open}
+            // Pointing at or focusing Open starts loading the viewer (and for a PDF pdf.js) already.
+            onPointerEnter={viewableAs(file) === 'pdf' ? preloadPdf : preloadViewer}
+            onFocus={viewableAs(file) === 'pdf' ? preloadPdf : preloadViewer}
           >
             Open<span className="visually-hidden"> {file.name}</span>
           </button>
@@ -380,7 +378,7 @@ export const AssetCard = memo(function AssetCard({
       </div>
       {viewing && (
         <Suspense fallback={null}>
-          <FileViewer file={file} onClose={() => setViewing(false)} aside={viewerAside} />
+          <FileViewer file={file} listKey={listKey} onClose={() => setViewing(false)} aside={viewerAside} />
         </Suspense>
       )}
       {cropSource && fileType?.cropAspect && (

@@ -102,8 +102,12 @@ describe('the viewer opening a PDF', () => {
     await waitFor(() => expect(pdf.pages).toBeDefined());
     expect(pdf.pages!.props.url).toBe(pdfUrl);
     expect(pdf.pages!.props.cover).toBe(thumbnailUrl);
-    // One request for the thumbnail's address in all: the viewer used the card's.
-    expect(asked.filter((request) => request.startsWith('12'))).toEqual(['12?variant=preview&width=320']);
+    // The card's address was not asked for again; page 1 at the viewer's width (the window's, in
+    // device pixels: 1024 here) is asked for beside it, to lay over the small one once it has loaded.
+    expect(asked.filter((request) => request.startsWith('12'))).toEqual([
+      '12?variant=preview&width=320',
+      '12?variant=preview&width=1024',
+    ]);
 
     // Once the document is open, its pages replace the opening state (no second cover above them).
     act(() => pdf.pages!.open());

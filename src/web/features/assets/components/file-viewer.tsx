@@ -1,15 +1,28 @@
-import { useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import {
+  lazy,
+  Suspense,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type ReactNode,
+} from 'react';
 import { Dialog } from '../../../components/ui/dialog';
 import { Loading } from '../../../components/ui/status';
+import { formatSize } from '../../../lib/format';
 import { messageOf } from '../../../lib/platform/errors';
 import type { StoredFile } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 import { addressQuery, previewAddressQuery } from '../api/asset-queries';
-import { viewableAs } from '../viewable';
+import { kindOf } from '../file-kind';
 import { ImageView } from './image-view';
 import { previewWidth } from './preview-width';
 import { pdfWorkerThread } from './pdf-worker';
+import { TextView } from './text-view';
+import { filesBeside } from './viewer-files';
+import { useFocusOnArrival } from './viewer-stage';
 
 const loadPdfPages = () => import('./pdf-pages');
 const PdfPages = lazy(loadPdfPages);
@@ -26,92 +39,225 @@ export function preloadPdfViewer() {
   loadPdfPages().catch(() => undefined);
 }
 
+/** Page 1's picture at the width the viewer shows it, in device pixels (the platform never enlarges). */
+const coverWidth = () => Math.ceil(Math.min(window.innerWidth, 1152) * (window.devicePixelRatio || 1));
+
 /**
- * What a PDF shows while pdf.js and the file load: its first page as the platform's thumbnail, where
- * it made one (the picture its card shows, in the browser's cache already), and words saying it is
- * opening. On a phone pdf.js alone is seconds of download; page 1 is on screen at once instead.
+ * What a PDF shows while pdf.js and the file load: its first page as the platform drew it (the
+ * thumbnail: the card's small picture at once, then one sized to the screen over it), and words
+ * saying it is opening. On a phone pdf.js alone is seconds of download; page 1 is on screen at once.
  */
-function PdfOpening({ name, cover }: { name: string; cover?: string }) {
+function PdfOpening({ name, covers }: { name: string; covers: string[] }) {
   return (
     <div className="pdf-pages">
       <Loading label={`Opening ${name}…`} />
-      {cover && (
-        <div className="pdf-page">
-          <img className="pdf-cover" src={cover} alt="" />
+      {covers.length > 0 && (
+        <div className="pdf-page pdf-opening">
+          {covers.map((cover) => (
+            <img key={cover} className="pdf-cover" src={cover} alt="" />
+          ))}
         </div>
       )}
     </div>
   );
 }
 
-/**
- * A file shown inside the app: an image to zoom and move, with its crop outlined, or a PDF page by
- * page. Everything comes through the file's signed download URL. `aside` sits beside the file (the
- * admins' decision form in the review queue). Loaded on demand: no viewer code on the first page.
- */
-export default function FileViewer({
-  file,
-  onClose,
-  aside,
-}: {
-  file: StoredFile;
-  onClose: () => void;
-  aside?: ReactNode;
-}) {
+/** A PDF: page 1 from the platform at once, then every page drawn by pdf.js. */
+function PdfView({ file, url }: { file: StoredFile; url?: string }) {
   const { platform } = useServices();
-  const address = useQuery(addressQuery(platform, file, 'original'));
   const [unreadable, setUnreadable] = useState(false);
   const giveUp = useCallback(() => setUnreadable(true), []);
   const [opened, setOpened] = useState(false);
   const markOpened = useCallback(() => setOpened(true), []);
-  const kind = viewableAs(file);
+  const thumbnail = { id: file.thumbnailId ?? file.id, version: file.version };
+  const hasThumbnail = file.thumbnailId !== undefined;
   // The card's own preview of the thumbnail: the same query, so no request is made for it again.
-  const coverAddress = useQuery({
-    ...previewAddressQuery(
-      platform,
-      { id: file.thumbnailId ?? file.id, version: file.version },
-      'preview',
-      previewWidth,
-    ),
-    enabled: kind === 'pdf' && file.thumbnailId !== undefined,
+  const small = useQuery({
+    ...previewAddressQuery(platform, thumbnail, 'preview', previewWidth),
+    enabled: hasThumbnail,
   });
-  const cover = coverAddress.data && 'url' in coverAddress.data ? coverAddress.data.url : undefined;
-  useEffect(() => {
-    if (kind === 'pdf') preloadPdfViewer();
-  }, [kind]);
+  const [width] = useState(coverWidth);
+  const sharp = useQuery({
+    ...previewAddressQuery(platform, thumbnail, 'preview', width),
+    enabled: hasThumbnail && width > previewWidth,
+  });
+  const urlOf = (data: typeof small.data) => (data && 'url' in data ? data.url : undefined);
+  const covers = [...new Set([urlOf(small.data), urlOf(sharp.data)])].filter((cover) => cover !== undefined);
+  useEffect(preloadPdfViewer, []);
+  if (unreadable) return <CannotShow file={file} />;
+  // One tree from the click until the pages are drawn, so that the cover is not put up twice.
+  return (
+    <>
+      {!opened && <PdfOpening name={file.name} covers={covers} />}
+      {url && (
+        <Suspense fallback={null}>
+          <PdfPages
+            url={url}
+            name={file.name}
+            cover={covers.at(-1)}
+            onOpened={markOpened}
+            onUnreadable={giveUp}
+          />
+        </Suspense>
+      )}
+    </>
+  );
+}
+
+/** A file the viewer does not draw (an Office file and the like): what it is, and Download. */
+function CannotShow({ file }: { file: StoredFile }) {
+  const region = useRef<HTMLDivElement>(null);
+  useFocusOnArrival(region);
+  const kind = kindOf(file);
+  const facts = [kind.label, file.size === undefined ? undefined : formatSize(file.size)].filter(Boolean);
+  return (
+    <div ref={region} className="file-facts" tabIndex={-1} data-autofocus="">
+      <p className="file-kind">{facts.join(' · ')}</p>
+      <p>This file cannot be shown here. Download it to open it on your device.</p>
+    </div>
+  );
+}
+
+/**
+ * Saves the original: from a URL the platform delivers as an attachment (the browser saves it and
+ * stays on the page), or else from the bytes read here, under the file's name; where neither works
+ * (a platform whose files a page may not read), the file opens in a new tab instead.
+ */
+async function saveFile(address: { url: string; saves: boolean }, name: string) {
+  const link = document.createElement('a');
+  if (address.saves) {
+    link.href = address.url;
+    link.click();
+    return;
+  }
+  try {
+    const response = await fetch(address.url);
+    if (!response.ok) throw new Error(String(response.status));
+    const blob = URL.createObjectURL(await response.blob());
+    link.href = blob;
+    link.download = name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(blob), 60_000);
+  } catch {
+    window.open(address.url, '_blank', 'noopener,noreferrer');
+  }
+}
+
+function DownloadButton({ file }: { file: StoredFile }) {
+  const { platform } = useServices();
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  async function download() {
+    setBusy(true);
+    setProblem(null);
+    try {
+      // Download URLs expire within minutes: asked for at the moment of the click.
+      await saveFile(await platform.downloadAddress(file.id), file.name);
+    } catch (error) {
+      setProblem(messageOf(error));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <>
+      {problem && (
+        <p className="field-error" role="alert">
+          Not downloaded: {problem}
+        </p>
+      )}
+      <button type="button" className="button" onClick={() => void download()} disabled={busy}>
+        Download<span className="visually-hidden"> {file.name}</span>
+      </button>
+    </>
+  );
+}
+
+const typing = (target: EventTarget) =>
+  target instanceof HTMLElement && target.closest('input, textarea, select, [contenteditable]') !== null;
+
+/**
+ * A file shown inside the app: an image to zoom, move and turn, with its crop outlined; a PDF page by
+ * page; text; a CSV file as a table; anything else as what it is, with Download. Every file has
+ * Download (the original, under its safe name). With `listKey`, the other files of the same entity in
+ * that list are a click (Previous, Next) or a key (← →) away. Everything comes through the files'
+ * signed download URLs. `aside` sits beside the file (the admins' decision form in the review queue).
+ * Loaded on demand: no viewer code on the first page.
+ */
+export default function FileViewer({
+  file: opened,
+  listKey,
+  onClose,
+  aside,
+}: {
+  file: StoredFile;
+  listKey?: QueryKey;
+  onClose: () => void;
+  aside?: ReactNode;
+}) {
+  const { platform } = useServices();
+  const queryClient = useQueryClient();
+  // The list as it is when the viewer opens: files uploaded or deleted meanwhile do not move it.
+  const [files] = useState(() =>
+    listKey ? filesBeside(opened, queryClient.getQueryData(listKey)) : [opened],
+  );
+  const [currentId, setCurrentId] = useState(opened.id);
+  const index = Math.max(
+    0,
+    files.findIndex((f) => f.id === currentId),
+  );
+  const file = files[index] ?? opened;
+  const kind = kindOf(file).shownAs;
+  const address = useQuery({ ...addressQuery(platform, file, 'original'), enabled: kind !== null });
+
+  const move = (by: number) => {
+    const next = files[index + by];
+    if (next) setCurrentId(next.id);
+  };
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.defaultPrevented || typing(event.target) || event.altKey || event.ctrlKey || event.metaKey)
+      return;
+    if (event.key === 'ArrowLeft' && index > 0) move(-1);
+    else if (event.key === 'ArrowRight' && index < files.length - 1) move(1);
+    else return;
+    event.preventDefault();
+  }
 
   let body: ReactNode;
   if (address.isError) body = <p className="field-error">{messageOf(address.error)}</p>;
-  else if (kind === 'pdf' && !unreadable)
-    // One tree from the click until the pages are drawn, so that the cover is not put up twice.
-    body = (
-      <>
-        {!opened && <PdfOpening name={file.name} cover={cover} />}
-        {address.data && (
-          <Suspense fallback={null}>
-            <PdfPages
-              url={address.data.url}
-              name={file.name}
-              cover={cover}
-              onOpened={markOpened}
-              onUnreadable={giveUp}
-            />
-          </Suspense>
-        )}
-      </>
-    );
+  else if (kind === 'pdf') body = <PdfView key={file.id} file={file} url={address.data?.url} />;
+  else if (kind === 'image') body = <ImageView key={file.id} file={file} original={address.data?.url} />;
+  else if (kind === null) body = <CannotShow key={file.id} file={file} />;
   else if (address.isPending) body = <Loading label={`Opening ${file.name}…`} />;
-  else if (kind === 'image') body = <ImageView src={address.data.url} alt={file.name} crop={file.crop} />;
-  else body = <p>This file cannot be shown here. Open it in a new tab to see it, or to save it.</p>;
+  else body = <TextView key={file.id} file={file} url={address.data.url} as={kind} />;
 
   return (
     <Dialog title={file.name} onClose={onClose} wide className="viewer-dialog">
-      <div className={aside ? 'viewer viewer-with-aside' : 'viewer'}>
+      <div className={aside ? 'viewer viewer-with-aside' : 'viewer'} onKeyDown={onKeyDown}>
         <div className="viewer-main">{body}</div>
         {aside && <div className="viewer-aside">{aside}</div>}
       </div>
-      <div className="dialog-actions">
-        {address.data && (
+      <div className="dialog-actions viewer-actions">
+        {files.length > 1 && (
+          <div className="viewer-position" role="group" aria-label="Other files">
+            <button type="button" className="button" onClick={() => move(-1)} disabled={index === 0}>
+              Previous<span className="visually-hidden"> file</span>
+            </button>
+            <span aria-live="polite">
+              {index + 1} of {files.length}
+            </span>
+            <button
+              type="button"
+              className="button"
+              onClick={() => move(1)}
+              disabled={index === files.length - 1}
+            >
+              Next<span className="visually-hidden"> file</span>
+            </button>
+          </div>
+        )}
+        <DownloadButton file={file} />
+        {address.data && kind !== null && (
           <a className="button" href={address.data.url} target="_blank" rel="noopener noreferrer">
             Open in a new tab<span className="visually-hidden"> ({file.name})</span>
           </a>

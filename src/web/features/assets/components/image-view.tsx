@@ -1,33 +1,140 @@
+import { useQuery } from '@tanstack/react-query';
 import { useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
-import type { Crop } from '../../../../shared/assets/crop';
+import type { StoredFile } from '../../../lib/platform/model';
+import { useServices } from '../../../lib/services';
+import { addressQuery, previewAddressQuery } from '../api/asset-queries';
+import { previewWidth } from './preview-width';
+import { useFocusOnArrival, useStageSize, type Size } from './viewer-stage';
 
-const minScale = 1;
-const maxScale = 8;
 const step = 1.25;
-const panStep = 40;
+const maxScale = 8;
+const panStep = 60;
+/** Widths the viewer asks renditions in, so that zooming asks for few (the platform rounds too). */
+const renditionLadder = [640, 1280, 1920];
+/** Before the stage is measured (and where nothing measures, as in tests): a laptop's dialog. */
+const assumedStage: Size = { width: 1024, height: 640 };
+
+type Zoom = 'fit' | number;
+interface Offset {
+  x: number;
+  y: number;
+}
+
+/** The picture's size on screen at `scale`, turned a quarter or not. */
+function shownSize(natural: Size, scale: number, rotation: number): Size {
+  const turned = rotation % 180 !== 0;
+  return {
+    width: (turned ? natural.height : natural.width) * scale,
+    height: (turned ? natural.width : natural.height) * scale,
+  };
+}
+
+/** The scale at which the whole (turned) picture fits the stage. */
+export function fitScale(natural: Size, stage: Size, rotation: number): number {
+  const turned = shownSize(natural, 1, rotation);
+  return Math.min(stage.width / turned.width, stage.height / turned.height);
+}
+
+/** An offset kept so that a picture larger than the stage cannot leave a gap at an edge. */
+function clampOffset(offset: Offset, shown: Size, stage: Size): Offset {
+  const maxX = Math.max(0, (shown.width - stage.width) / 2);
+  const maxY = Math.max(0, (shown.height - stage.height) / 2);
+  return {
+    x: Math.min(maxX, Math.max(-maxX, offset.x)),
+    y: Math.min(maxY, Math.max(-maxY, offset.y)),
+  };
+}
 
 /**
- * An image to look at closely: zoom (buttons, + and −, 0 to fit), move it (drag, or the arrow keys
- * once the picture has focus), and the saved crop outlined over it. The outline is placed in fractions
- * of the image, so it stays on the same part of the picture at any zoom.
+ * The width of rendition to ask for: enough image pixels for the picture's width on screen at the
+ * device's pixel ratio, rounded up a rung of the ladder, and never more than twice the stage's CSS
+ * width in device pixels (past that the original is shown instead, beyond 100 %).
  */
-export function ImageView({ src, alt, crop }: { src: string; alt: string; crop?: Crop }) {
-  const [scale, setScale] = useState(1);
-  const [offset, setOffset] = useState({ x: 0, y: 0 });
-  const [natural, setNatural] = useState<{ width: number; height: number } | null>(null);
-  const [showCrop, setShowCrop] = useState(true);
-  const drag = useRef<{ x: number; y: number } | null>(null);
+export function renditionWidth(natural: Size, scale: number, stage: Size, pixelRatio: number) {
+  const wanted = Math.ceil(natural.width * Math.min(scale, 1) * pixelRatio);
+  const cap = Math.ceil(2 * stage.width * pixelRatio);
+  const rung = renditionLadder.find((width) => width >= wanted) ?? renditionLadder.at(-1)!;
+  return Math.max(1, Math.min(rung, cap));
+}
 
-  const zoom = (factor: number) => {
-    const next = Math.min(maxScale, Math.max(minScale, scale * factor));
-    setScale(next);
-    if (next === minScale) setOffset({ x: 0, y: 0 });
+/**
+ * An image to look at closely. It opens fitted: the whole picture inside the stage at any window
+ * size. Zoom in steps, "100 %" is the file's own pixels (one to a CSS pixel), Fit fits again; drag or
+ * the arrow keys move a picture larger than the stage; Rotate turns it a quarter (the view only, the
+ * file is unchanged). + − 0 and the arrows work as soon as it opens: the picture has focus. What is
+ * shown is a rendition sized to the screen where the platform makes them, and the original past 100 %;
+ * the card's small preview stands in while it loads. The crop is outlined in fractions of the image,
+ * so it stays on the same part of the picture at any zoom and turn.
+ */
+export function ImageView({ file, original }: { file: StoredFile; original?: string }) {
+  const { platform } = useServices();
+  const stageRef = useRef<HTMLDivElement>(null);
+  const measured = useStageSize(stageRef);
+  const stage = measured ?? assumedStage;
+  const [loaded, setLoaded] = useState<Size | null>(null);
+  const natural: Size | null =
+    file.width && file.height ? { width: file.width, height: file.height } : loaded;
+  const [zoom, setZoom] = useState<Zoom>('fit');
+  const [rotation, setRotation] = useState(0);
+  const [offset, setOffset] = useState<Offset>({ x: 0, y: 0 });
+  const [showCrop, setShowCrop] = useState(true);
+  const [wantOriginal, setWantOriginal] = useState(false);
+  const [widest, setWidest] = useState(0);
+  const drag = useRef<{ x: number; y: number } | null>(null);
+  useFocusOnArrival(stageRef);
+
+  const fit = natural ? fitScale(natural, stage, rotation) : 1;
+  const scale = zoom === 'fit' ? fit : zoom;
+  const minScale = Math.min(fit, 1) / 2;
+  const shown = natural ? shownSize(natural, scale, rotation) : null;
+
+  // The rendition grows with the zoom and never shrinks back (a smaller one would only be blurrier).
+  const pixelRatio = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1;
+  const wanted = renditionWidth(natural ?? stage, scale, stage, pixelRatio);
+  // Kept while rendering (React's way for state that follows other state), not in an effect.
+  if ((measured || natural) && wanted > widest) setWidest(wanted);
+  if (scale > 1 && !wantOriginal) setWantOriginal(true);
+  // The card's preview (whole image, in the browser's cache already): at once, while the rest loads.
+  const cardPreview = useQuery({
+    ...previewAddressQuery(platform, file, 'preview', previewWidth),
+    enabled: !file.crop,
+  });
+  const card = !file.crop && cardPreview.data && 'url' in cardPreview.data ? cardPreview.data : undefined;
+  // A platform without renditions gave the card the original: that is the picture, asked for once.
+  const cardIsOriginal = card !== undefined && !card.rendered;
+  const rendition = useQuery({
+    ...addressQuery(platform, file, 'preview', widest || wanted),
+    enabled: widest > 0 && !cardIsOriginal,
+  });
+  const main = cardIsOriginal ? card.url : rendition.data?.url;
+  const standIn = cardIsOriginal ? undefined : card?.url;
+  // Past 100 % the original's own pixels, over the rendition once they have loaded.
+  const sharp = wantOriginal && !cardIsOriginal && rendition.data?.rendered === true ? original : undefined;
+
+  const zoomTo = (next: number) => {
+    const bounded = Math.min(maxScale, Math.max(minScale, next));
+    setZoom(bounded);
+    if (natural) {
+      const ratio = bounded / scale;
+      setOffset((o) =>
+        clampOffset({ x: o.x * ratio, y: o.y * ratio }, shownSize(natural, bounded, rotation), stage),
+      );
+    }
   };
-  const fit = () => {
-    setScale(1);
+  const fitAgain = () => {
+    setZoom('fit');
     setOffset({ x: 0, y: 0 });
   };
-  const pan = (dx: number, dy: number) => setOffset((o) => ({ x: o.x + dx, y: o.y + dy }));
+  const rotate = () => {
+    setRotation((r) => (r + 90) % 360);
+    setZoom('fit');
+    setOffset({ x: 0, y: 0 });
+  };
+  const canPan = (dx: number, dy: number) =>
+    shown !== null && ((dx !== 0 && shown.width > stage.width) || (dy !== 0 && shown.height > stage.height));
+  const pan = (dx: number, dy: number) => {
+    if (shown) setOffset((o) => clampOffset({ x: o.x + dx, y: o.y + dy }, shown, stage));
+  };
 
   function onKeyDown(event: KeyboardEvent) {
     const moves: Record<string, [number, number]> = {
@@ -36,10 +143,14 @@ export function ImageView({ src, alt, crop }: { src: string; alt: string; crop?:
       ArrowUp: [0, panStep],
       ArrowDown: [0, -panStep],
     };
-    if (event.key === '+' || event.key === '=') zoom(step);
-    else if (event.key === '-') zoom(1 / step);
-    else if (event.key === '0') fit();
-    else if (moves[event.key]) pan(...moves[event.key]!);
+    const move = moves[event.key];
+    if (event.key === '+' || event.key === '=') zoomTo(scale * step);
+    else if (event.key === '-' || event.key === '_') zoomTo(scale / step);
+    else if (event.key === '0') fitAgain();
+    else if (event.key === '1') zoomTo(1);
+    else if (event.key === 'r' || event.key === 'R') rotate();
+    // An arrow with nothing to move in its direction is left to the viewer: ← → go to the next file.
+    else if (move && canPan(...move)) pan(...move);
     else return;
     event.preventDefault();
   }
@@ -54,6 +165,7 @@ export function ImageView({ src, alt, crop }: { src: string; alt: string; crop?:
     drag.current = { x: event.clientX, y: event.clientY };
   }
 
+  const crop = file.crop;
   const outline =
     crop && natural && showCrop
       ? {
@@ -63,31 +175,57 @@ export function ImageView({ src, alt, crop }: { src: string; alt: string; crop?:
           height: `${(crop.height / natural.height) * 100}%`,
         }
       : null;
+  // Unturned, the box is the picture at this scale, centred in the stage and moved by the offset.
+  const box =
+    natural && shown
+      ? {
+          width: natural.width * scale,
+          height: natural.height * scale,
+          left: (stage.width - natural.width * scale) / 2 + offset.x,
+          top: (stage.height - natural.height * scale) / 2 + offset.y,
+          transform: rotation ? `rotate(${rotation}deg)` : undefined,
+        }
+      : // Size unknown until the picture arrives (a platform that does not say it): loaded unseen.
+        { width: 1, height: 1, opacity: 0 };
+  const percent = `${Math.round(scale * 100)} %`;
 
   return (
     <div className="image-view">
-      <div className="viewer-controls" role="toolbar" aria-label="Zoom">
+      <div className="viewer-controls" role="toolbar" aria-label="Zoom and turn">
         <button
           type="button"
           className="button small"
-          onClick={() => zoom(1 / step)}
+          onClick={() => zoomTo(scale / step)}
           disabled={scale <= minScale}
         >
           Zoom out
         </button>
         <span className="zoom-level" aria-live="polite">
-          {Math.round(scale * 100)}%
+          <span className="visually-hidden">Zoom </span>
+          {percent}
         </span>
         <button
           type="button"
           className="button small"
-          onClick={() => zoom(step)}
+          onClick={() => zoomTo(scale * step)}
           disabled={scale >= maxScale}
         >
           Zoom in
         </button>
-        <button type="button" className="button small" onClick={fit}>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => zoomTo(1)}
+          aria-pressed={scale === 1}
+          aria-label="100 %: the file's own pixels"
+        >
+          100 %
+        </button>
+        <button type="button" className="button small" onClick={fitAgain} aria-pressed={zoom === 'fit'}>
           Fit
+        </button>
+        <button type="button" className="button small" onClick={rotate}>
+          Rotate<span className="visually-hidden"> a quarter turn to the right (the view only)</span>
         </button>
         {crop && (
           <label className="field-inline">
@@ -101,34 +239,34 @@ export function ImageView({ src, alt, crop }: { src: string; alt: string; crop?:
         )}
       </div>
       <div
+        ref={stageRef}
         className="viewer-stage"
         tabIndex={0}
         role="group"
-        aria-label="Picture: + and − zoom, arrow keys move it, 0 fits it"
+        aria-label="Picture: + and − zoom, 0 fits, arrow keys move it, R turns it"
+        data-autofocus=""
         onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
         onPointerUp={() => (drag.current = null)}
         onPointerCancel={() => (drag.current = null)}
       >
-        <div
-          className="viewer-image"
-          style={{
-            aspectRatio: natural ? `${natural.width} / ${natural.height}` : undefined,
-            transform: `translate(${offset.x}px, ${offset.y}px) scale(${scale})`,
-          }}
-        >
-          <img
-            src={src}
-            alt={alt}
-            draggable={false}
-            onLoad={(event) =>
-              setNatural({
-                width: event.currentTarget.naturalWidth,
-                height: event.currentTarget.naturalHeight,
-              })
-            }
-          />
+        <div className="viewer-image" style={box} data-rotation={rotation}>
+          {standIn && <img src={standIn} alt="" draggable={false} />}
+          {main && (
+            <img
+              src={main}
+              alt={file.name}
+              draggable={false}
+              onLoad={(event) =>
+                setLoaded({
+                  width: event.currentTarget.naturalWidth,
+                  height: event.currentTarget.naturalHeight,
+                })
+              }
+            />
+          )}
+          {sharp && <img src={sharp} alt="" draggable={false} />}
           {outline && <div className="crop-outline" style={outline} aria-hidden="true" />}
         </div>
       </div>

@@ -1,6 +1,7 @@
 import { getDocument, PDFWorker, type PDFDocumentProxy } from 'pdfjs-dist';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { forgetPdfWorkerThread, PdfWorkerFailed, pdfWorkerThread } from './pdf-worker';
+import { useFocusOnArrival, useStageSize } from './viewer-stage';
 
 /**
  * pdf.js's handle on the page's worker thread, shared by every document: a document's `destroy` leaves
@@ -31,6 +32,7 @@ export default function PdfPages({
 }) {
   const [pdf, setPdf] = useState<PDFDocumentProxy | null>(null);
   const [pageRatio, setPageRatio] = useState(11 / 8.5);
+  const [pageWidthPt, setPageWidthPt] = useState(612);
 
   useEffect(() => {
     let cancelled = false;
@@ -45,6 +47,7 @@ export default function PdfPages({
         const first = (await opened.getPage(1)).getViewport({ scale: 1 });
         if (cancelled) return;
         setPageRatio(first.height / first.width);
+        setPageWidthPt(first.width);
         setPdf(opened);
         onOpened();
       } catch (error) {
@@ -64,78 +67,261 @@ export default function PdfPages({
   }, [url, onOpened, onUnreadable]);
 
   if (!pdf) return null;
+  return <PdfDocument pdf={pdf} name={name} pageWidthPt={pageWidthPt} ratio={pageRatio} cover={cover} />;
+}
+
+const zoomStep = 1.25;
+const minZoom = 0.25;
+const maxZoom = 5;
+/** CSS pixels per PDF point at 100 %: a point is 1/72 inch, a CSS pixel 1/96. */
+const cssPerPoint = 96 / 72;
+
+/**
+ * The pages in a scrolling region with what moves about them: "Page N of M" as they scroll past (the
+ * page under a line 40 % down the region), going to a page, zoom (fit the width, 100 % = the page's
+ * printed size, steps), and keys: Page Up/Down, Home/End, + − 0. The region has focus when it opens.
+ */
+function PdfDocument({
+  pdf,
+  name,
+  pageWidthPt,
+  ratio,
+  cover,
+}: {
+  pdf: PDFDocumentProxy;
+  name: string;
+  pageWidthPt: number;
+  ratio: number;
+  cover?: string;
+}) {
   const total = pdf.numPages;
+  const scroller = useRef<HTMLDivElement>(null);
+  const pages = useRef<(HTMLLIElement | null)[]>([]);
+  const [current, setCurrent] = useState(1);
+  const [zoom, setZoom] = useState<'fit' | number>('fit');
+  const [goal, setGoal] = useState('');
+  const measured = useStageSize(scroller);
+  useFocusOnArrival(scroller);
+
+  const fitWidth = Math.max(100, (measured?.width ?? 800) - 2);
+  const actualWidth = pageWidthPt * cssPerPoint;
+  const width = Math.round(zoom === 'fit' ? fitWidth : actualWidth * zoom);
+  const scale = width / actualWidth;
+
+  // The page crossing a line 40 % down the region is the one being read.
+  useEffect(() => {
+    const root = scroller.current;
+    if (!root || typeof IntersectionObserver === 'undefined') return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        const crossing = entries.find((entry) => entry.isIntersecting);
+        if (crossing) setCurrent(Number((crossing.target as HTMLElement).dataset.page));
+      },
+      { root, rootMargin: '-40% 0px -59% 0px' },
+    );
+    for (const page of pages.current) if (page) observer.observe(page);
+    return () => observer.disconnect();
+  }, [total]);
+
+  /** At either end of the scroll the first or last page is the one being read, short as it may be. */
+  function onScroll() {
+    const root = scroller.current;
+    if (!root) return;
+    if (root.scrollTop <= 0) setCurrent(1);
+    else if (root.scrollTop + root.clientHeight >= root.scrollHeight - 2) setCurrent(total);
+  }
+
+  function goTo(page: number) {
+    const target = Math.min(total, Math.max(1, Math.round(page)));
+    const element = pages.current[target - 1];
+    const root = scroller.current;
+    if (element && root) root.scrollTop = element.offsetTop - root.offsetTop;
+    setCurrent(target);
+  }
+
+  const zoomTo = (next: number) => setZoom(Math.min(maxZoom, Math.max(minZoom, next)));
+
+  function onKeyDown(event: KeyboardEvent) {
+    const keys: Record<string, () => void> = {
+      PageDown: () => goTo(current + 1),
+      PageUp: () => goTo(current - 1),
+      Home: () => goTo(1),
+      End: () => goTo(total),
+      '+': () => zoomTo(scale * zoomStep),
+      '=': () => zoomTo(scale * zoomStep),
+      '-': () => zoomTo(scale / zoomStep),
+      '0': () => setZoom('fit'),
+    };
+    const action = keys[event.key];
+    if (!action || event.altKey || event.ctrlKey || event.metaKey) return;
+    action();
+    event.preventDefault();
+  }
+
   return (
-    // Scrolls on its own beside the decision form: focusable, so the keyboard can scroll it too.
-    <div className="pdf-pages" tabIndex={0} role="region" aria-label={`Pages of ${name}`}>
-      <p className="hint">{total === 1 ? '1 page' : `${total} pages`}; they appear as you scroll.</p>
-      <ol className="pdf-page-list">
-        {Array.from({ length: total }, (_, i) => (
-          <li key={i}>
-            <PdfPage
-              pdf={pdf}
-              number={i + 1}
-              total={total}
-              ratio={pageRatio}
-              cover={i === 0 ? cover : undefined}
+    <div className="pdf-view">
+      <div className="viewer-controls" role="toolbar" aria-label="Pages and zoom">
+        <span className="page-number" aria-live="polite">
+          Page {current} of {total}
+        </span>
+        <form
+          className="go-to-page"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const page = Number(goal);
+            if (Number.isFinite(page) && goal !== '') goTo(page);
+          }}
+        >
+          <label>
+            Go to page{' '}
+            <input
+              type="number"
+              inputMode="numeric"
+              min={1}
+              max={total}
+              value={goal}
+              onChange={(event) => setGoal(event.target.value)}
             />
-          </li>
-        ))}
-      </ol>
+          </label>
+          <button type="submit" className="button small">
+            Go
+          </button>
+        </form>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => zoomTo(scale / zoomStep)}
+          disabled={scale <= minZoom}
+        >
+          Zoom out
+        </button>
+        <span className="zoom-level" aria-live="polite">
+          <span className="visually-hidden">Zoom </span>
+          {Math.round(scale * 100)} %
+        </span>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => zoomTo(scale * zoomStep)}
+          disabled={scale >= maxZoom}
+        >
+          Zoom in
+        </button>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => setZoom('fit')}
+          aria-pressed={zoom === 'fit'}
+        >
+          Fit width
+        </button>
+        <button
+          type="button"
+          className="button small"
+          onClick={() => setZoom(1)}
+          aria-pressed={zoom === 1}
+          aria-label="100 %: the page's printed size"
+        >
+          100 %
+        </button>
+      </div>
+      {/* Scrolls on its own beside the decision form: focusable, so the keyboard scrolls it too. */}
+      <div
+        ref={scroller}
+        className="pdf-pages"
+        tabIndex={0}
+        role="region"
+        aria-label={`Pages of ${name}: Page Up and Page Down move a page, + and − zoom`}
+        data-autofocus=""
+        onKeyDown={onKeyDown}
+        onScroll={onScroll}
+      >
+        <ol className="pdf-page-list" style={{ width }}>
+          {Array.from({ length: total }, (_, i) => (
+            <li key={i} data-page={i + 1} ref={(element) => void (pages.current[i] = element)}>
+              <PdfPage
+                pdf={pdf}
+                number={i + 1}
+                total={total}
+                ratio={ratio}
+                width={width}
+                cover={i === 0 ? cover : undefined}
+              />
+            </li>
+          ))}
+        </ol>
+      </div>
     </div>
   );
 }
 
+/**
+ * One page, drawn by pdf.js once it comes near the visible part of the region, and drawn again at the
+ * new size when the zoom changes while it is near.
+ */
 function PdfPage({
   pdf,
   number,
   total,
   ratio,
+  width,
   cover,
 }: {
   pdf: PDFDocumentProxy;
   number: number;
   total: number;
   ratio: number;
+  width: number;
   cover?: string;
 }) {
   const frame = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
+  const [near, setNear] = useState(false);
   const [drawn, setDrawn] = useState(false);
 
   useEffect(() => {
     const element = frame.current;
     if (!element) return;
-    let cancel: (() => void) | undefined;
     const observer = new IntersectionObserver(
-      (entries) => {
-        if (!entries.some((entry) => entry.isIntersecting)) return;
-        observer.disconnect();
-        void (async () => {
-          const page = await pdf.getPage(number);
-          const target = canvas.current;
-          if (!target) return;
-          const cssWidth = element.clientWidth;
-          const scale = (cssWidth / page.getViewport({ scale: 1 }).width) * (window.devicePixelRatio || 1);
-          const viewport = page.getViewport({ scale });
-          target.width = Math.floor(viewport.width);
-          target.height = Math.floor(viewport.height);
-          const rendering = page.render({ canvas: target, viewport });
-          cancel = () => rendering.cancel();
-          await rendering.promise.then(
-            () => setDrawn(true),
-            () => undefined,
-          );
-        })();
-      },
+      (entries) => setNear(entries.some((entry) => entry.isIntersecting)),
       { rootMargin: '200px' },
     );
     observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    if (!near) return;
+    let cancel: (() => void) | undefined;
+    let cancelled = false;
+    void (async () => {
+      const page = await pdf.getPage(number);
+      const target = canvas.current;
+      if (!target || cancelled) return;
+      const scale = (width / page.getViewport({ scale: 1 }).width) * (window.devicePixelRatio || 1);
+      const viewport = page.getViewport({ scale });
+      // Drawn off screen first, so the page shown does not go blank while the new size is drawn.
+      const next = document.createElement('canvas');
+      next.width = Math.floor(viewport.width);
+      next.height = Math.floor(viewport.height);
+      const rendering = page.render({ canvas: next, viewport });
+      cancel = () => rendering.cancel();
+      await rendering.promise.then(
+        () => {
+          if (cancelled) return;
+          target.width = next.width;
+          target.height = next.height;
+          target.getContext('2d')?.drawImage(next, 0, 0);
+          setDrawn(true);
+        },
+        () => undefined,
+      );
+    })();
     return () => {
-      observer.disconnect();
+      cancelled = true;
       cancel?.();
     };
-  }, [pdf, number]);
+  }, [pdf, number, width, near]);
 
   return (
     <div ref={frame} className="pdf-page" style={{ aspectRatio: `1 / ${ratio}` }}>
