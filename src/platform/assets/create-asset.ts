@@ -168,10 +168,28 @@ export async function createAsset(
     running?.release();
     if (!inserted) {
       thumbnailRender?.abandon();
-      if (committedKey) await ctx.blobs.delete(committedKey);
-      else await staged?.discard();
-      if (key && claim?.kind === 'new') await idempotency.release(caller.userId, key, claim.claimedAt);
+      await undoFailedCreate(request, [
+        () => (committedKey ? ctx.blobs.delete(committedKey) : staged?.discard()),
+        () =>
+          key && claim?.kind === 'new' ? idempotency.release(caller.userId, key, claim.claimedAt) : undefined,
+      ]);
     }
+  }
+}
+
+/**
+ * Each undo of a failed create runs whatever the others meet: a bucket that is down must not keep
+ * the Idempotency-Key claimed (its retry would answer 409), nor a database that is down the file.
+ * What fails stays for the sweep (a file no row names) or for the next request with the key
+ * (which takes over a claim whose request no longer runs); the client's answer is the first error.
+ */
+async function undoFailedCreate(request: FastifyRequest, steps: (() => Promise<unknown> | undefined)[]) {
+  const results = await Promise.allSettled(steps.map((step) => step()));
+  for (const result of results) {
+    if (result.status === 'rejected')
+      request.log.warn(
+        `after a failed upload, cleaning up failed too (left for later): ${String(result.reason)}`,
+      );
   }
 }
 

@@ -3,6 +3,7 @@ import {
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
   S3Client,
+  type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { PresignedHeaders } from './blob-store';
@@ -15,18 +16,60 @@ import type { S3Config } from './storage-env';
  */
 const maxSockets = 512;
 
-/** One client per process: it keeps the connections to the bucket alive between requests. */
+/**
+ * One client per process: it keeps the connections to the bucket alive between requests.
+ *
+ * A bucket that does not answer never holds a request longer than `requestTimeoutMs`: not to
+ * connect, not to answer (`requestTimeout`, an error rather than the SDK's warning), not in the
+ * middle of a body (`socketTimeout`, the time the connection may stay silent). The request then
+ * fails with a TimeoutError (a 503 with Retry-After: backend-outages.ts), and is not retried.
+ */
 export function createS3Client(config: S3Config): S3Client {
   const agent = { keepAlive: true, maxSockets };
+  const timeout = config.requestTimeoutMs;
   return new S3Client({
     region: config.region,
     endpoint: config.endpoint,
     forcePathStyle: config.forcePathStyle,
     credentials: config.credentials,
-    // A bucket that does not answer the connection fails the request rather than hanging it.
-    requestHandler: { connectionTimeout: 10_000, httpAgent: agent, httpsAgent: agent },
+    requestHandler: {
+      connectionTimeout: Math.min(10_000, timeout),
+      requestTimeout: timeout,
+      throwOnRequestTimeout: true,
+      socketTimeout: timeout,
+      httpAgent: agent,
+      httpsAgent: agent,
+    },
+    retryStrategy: retriesWithinTimeout,
   });
 }
+
+type RetryStrategy = Extract<NonNullable<S3ClientConfig['retryStrategy']>, { recordSuccess: unknown }>;
+type RetryToken = Awaited<ReturnType<RetryStrategy['acquireInitialRetryToken']>>;
+
+/** Attempts of one request, as the SDK's default; only failures that came quickly are tried again. */
+const maxAttempts = 3;
+const retryToken = (count: number): RetryToken => ({
+  getRetryCount: () => count,
+  // 100 ms, then 200 ms, with jitter, as the SDK's own backoff.
+  getRetryDelay: () => (count === 0 ? 0 : Math.random() * 100 * 2 ** count),
+});
+
+/**
+ * The SDK's retries, except after a timeout: three attempts would make a silent bucket hold the
+ * request three times as long. A refused or reset connection and the bucket's own 5xx (S3's
+ * SlowDown) are tried again, as the SDK does; a client error (403, 404) is not.
+ */
+const retriesWithinTimeout: RetryStrategy = {
+  acquireInitialRetryToken: async () => retryToken(0),
+  refreshRetryTokenForRetry: async (token, info) => {
+    const next = token.getRetryCount() + 1;
+    if (next >= maxAttempts || info.errorType === 'CLIENT_ERROR' || info.error?.name === 'TimeoutError')
+      throw info.error ?? new Error('S3 request failed');
+    return retryToken(next);
+  },
+  recordSuccess: () => {},
+};
 
 const nameOf = (error: unknown) => (error as { name?: unknown } | null)?.name;
 const statusOf = (error: unknown) =>

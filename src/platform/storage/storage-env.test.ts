@@ -29,7 +29,14 @@ describe('storage configuration', () => {
   });
 
   it('reads a complete S3 configuration', () => {
-    expect(loadConfig({ ...complete, S3_FORCE_PATH_STYLE: '1', S3_DELIVERY: 'redirect' }).blobStore).toEqual({
+    expect(
+      loadConfig({
+        ...complete,
+        S3_FORCE_PATH_STYLE: '1',
+        S3_DELIVERY: 'redirect',
+        S3_REQUEST_TIMEOUT_MS: '5000',
+      }).blobStore,
+    ).toEqual({
       kind: 's3',
       endpoint: 'http://127.0.0.1:9000/',
       region: 'eu-central-1',
@@ -37,6 +44,7 @@ describe('storage configuration', () => {
       credentials: { accessKeyId: 'key-id', secretAccessKey: 'secret' },
       forcePathStyle: true,
       delivery: 'redirect',
+      requestTimeoutMs: 5000,
     });
     // AWS itself: no endpoint; credentials from the SDK's own chain (instance role, AWS_* variables).
     expect(
@@ -49,6 +57,7 @@ describe('storage configuration', () => {
       credentials: undefined,
       forcePathStyle: false,
       delivery: 'stream',
+      requestTimeoutMs: 30_000,
     });
   });
 

@@ -21,6 +21,11 @@ export const storageEnvFields = {
     .transform((v) => v === '1' || v === 'true'),
   /** stream: the platform sends the bytes; redirect: a 302 to a presigned URL of the bucket. */
   S3_DELIVERY: z.enum(['stream', 'redirect']).default('stream'),
+  /**
+   * How long the bucket may take to answer a request, and may stay silent in the middle of one
+   * (a download's body); past it the request fails (503 with Retry-After) and is not retried.
+   */
+  S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
 };
 
 type StorageEnv = z.output<z.ZodObject<typeof storageEnvFields>>;
@@ -50,6 +55,7 @@ export interface S3Config {
   credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
   forcePathStyle: boolean;
   delivery: 'stream' | 'redirect';
+  requestTimeoutMs: number;
 }
 
 export type BlobStoreConfig = { kind: 'fs' } | S3Config;
@@ -68,5 +74,6 @@ export function storageConfig(env: StorageEnv): BlobStoreConfig {
         : undefined,
     forcePathStyle: env.S3_FORCE_PATH_STYLE,
     delivery: env.S3_DELIVERY,
+    requestTimeoutMs: env.S3_REQUEST_TIMEOUT_MS,
   };
 }
