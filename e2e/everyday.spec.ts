@@ -399,17 +399,25 @@ test('two tabs editing the same file: the later save is refused and explained, n
   await page.keyboard.press('Enter');
   await expect(card(documents, 'Terms, final.csv')).toBeVisible();
 
-  // The stale tab's rename meets the platform's 412: said in words, and its name is not kept.
+  // The stale tab's rename meets the platform's 412: said in words, the card shows the file as it
+  // is now (no reload), and the rename can be applied to that version.
+  const cardId = await otherCard.getAttribute('id');
   await otherCard.getByRole('button', { name: 'Rename terms.csv' }).click();
   await other.getByLabel('New name for terms.csv').fill('Terms, draft.csv');
   await other.keyboard.press('Enter');
+  const otherDocuments = slot(other, 'Additional document');
+  const names = other.locator(`#${cardId} .asset-name`);
   await expect(
-    slot(other, 'Additional document').getByText(
-      'This file was changed elsewhere. Reload the page to see the latest version.',
-    ),
+    otherDocuments.getByText('Changed elsewhere — your rename to “Terms, draft.csv” was not saved.', {
+      exact: false,
+    }),
   ).toBeVisible();
-  await other.reload();
-  await expect(card(slot(other, 'Additional document'), 'Terms, final.csv')).toBeVisible();
-  await expect(card(slot(other, 'Additional document'), 'Terms, draft.csv')).toHaveCount(0);
+  await expect(names).toHaveText(['Terms, final.csv']);
+  await otherDocuments.getByRole('button', { name: 'Apply my rename again' }).click();
+  await expect(names).toHaveText(['Terms, draft.csv']);
+  // The first tab sees it when the person comes back to it.
+  await page.bringToFront();
+  await page.reload();
+  await expect(card(documents, 'Terms, draft.csv')).toBeVisible();
   await other.close();
 });

@@ -1,8 +1,16 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../testing/platform-double';
-import { renderRoutes } from '../../testing/render';
+import { focusManager } from '@tanstack/react-query';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  http,
+  HttpResponse,
+  mockPlatform,
+  platformUrl,
+  specAsset,
+  testConfig,
+} from '../../testing/platform-double';
+import { renderRoutes, testServices } from '../../testing/render';
 import { EntityPage } from './entity-page';
 
 /**
@@ -417,5 +425,103 @@ describe('an entity the person does not own', () => {
     renderRoutes(routes, '/products/7');
     expect(await screen.findByText('Nothing shared yet.')).toBeTruthy();
     expect(screen.queryAllByRole('region')).toEqual([]);
+  });
+});
+
+describe('a page that another tab or person changed meanwhile', () => {
+  it('after a 412 shows the file as it is now, says the rename was not saved, and applies it again', async () => {
+    pagedProduct([specAsset({ ...charter(5), etag: '"v1"' })]);
+    const sentWith: (string | null)[] = [];
+    server.use(
+      http.put(api('/v2/core/assets/5'), async ({ request }) => {
+        sentWith.push(request.headers.get('if-match'));
+        if (request.headers.get('if-match') === '"v1"')
+          return HttpResponse.json(
+            {
+              type: 'about:blank',
+              title: 'Precondition failed',
+              status: 412,
+              detail: 'Changed.',
+              code: 'precondition_failed',
+            },
+            { status: 412, headers: { 'content-type': 'application/problem+json' } },
+          );
+        const body = (await request.json()) as { asset: { name: string } };
+        return HttpResponse.json({ asset: { ...charter(5), name: body.asset.name, etag: '"v3"' } });
+      }),
+      // Read again after the 412: renamed in another tab.
+      http.get(api('/v2/core/assets/5'), () =>
+        HttpResponse.json(
+          { asset: { ...charter(5), name: 'renamed-elsewhere.csv', etag: '"v2"' } },
+          { headers: { etag: '"v2"' } },
+        ),
+      ),
+    );
+    const user = userEvent.setup();
+    // A platform that honours If-Match, as ours does.
+    renderRoutes(routes, '/products/7', testServices(testConfig({ ifMatch: true })));
+    await waitFor(async () => expect(await cardsOf('Charter document')).toEqual(['charter-5.csv']));
+    await user.click(screen.getByRole('button', { name: 'Rename charter-5.csv' }));
+    const field = screen.getByRole('textbox');
+    await user.clear(field);
+    await user.type(field, 'mine.csv{Enter}');
+
+    const alert = await screen.findByText(/^Changed elsewhere — your rename to “mine\.csv” was not saved\./);
+    expect(await cardsOf('Charter document')).toEqual(['renamed-elsewhere.csv']);
+    await user.click(
+      within(alert.closest('[role="alert"]')!).getByRole('button', { name: 'Apply my rename again' }),
+    );
+    await waitFor(async () => expect(await cardsOf('Charter document')).toEqual(['mine.csv']));
+    // The second try was made on the version read back, not on the stale one.
+    expect(sentWith).toEqual(['"v1"', '"v2"']);
+    expect(screen.queryByText(/^Changed elsewhere/)).toBeNull();
+  });
+
+  it('takes away the card of a file deleted elsewhere, with a notice, when a change finds it gone', async () => {
+    pagedProduct([charter(5), charter(6)]);
+    server.use(
+      http.put(api('/v2/core/assets/5'), () =>
+        HttpResponse.json(
+          { type: 'about:blank', title: 'Not found', status: 404, detail: 'No asset 5.', code: 'not_found' },
+          { status: 404, headers: { 'content-type': 'application/problem+json' } },
+        ),
+      ),
+    );
+    const user = userEvent.setup();
+    renderRoutes(routes, '/products/7');
+    await waitFor(async () =>
+      expect(await cardsOf('Charter document')).toEqual(['charter-6.csv', 'charter-5.csv']),
+    );
+    await user.click(screen.getByRole('button', { name: 'Rename charter-5.csv' }));
+    await user.type(screen.getByRole('textbox'), 'x{Enter}');
+    expect(
+      await screen.findByText('charter-5.csv is no longer here: it was deleted elsewhere.'),
+    ).toBeTruthy();
+    expect(await cardsOf('Charter document')).toEqual(['charter-6.csv']);
+    expect(screen.queryByText(/not found, or you do not have access/)).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Dismiss this message' }));
+    expect(screen.queryByText(/deleted elsewhere/)).toBeNull();
+  });
+
+  it('reads the files again when the person comes back to the tab', async () => {
+    const stored = [charter(5), charter(6)];
+    pagedProduct(stored);
+    renderRoutes(routes, '/products/7');
+    await waitFor(async () =>
+      expect(await cardsOf('Charter document')).toEqual(['charter-6.csv', 'charter-5.csv']),
+    );
+    // Deleted in another tab while this one was in the background, long enough for its list to go
+    // stale; then the person comes back to it.
+    stored.splice(1, 1);
+    act(() => focusManager.setFocused(false));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 60_000);
+      act(() => focusManager.setFocused(true));
+      await waitFor(async () => expect(await cardsOf('Charter document')).toEqual(['charter-5.csv']));
+    } finally {
+      vi.useRealTimers();
+      focusManager.setFocused(undefined);
+    }
   });
 });

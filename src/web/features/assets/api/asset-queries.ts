@@ -5,6 +5,7 @@ import type { EntityFiles, FileAddress, FileChanges, StoredFile, Variant } from 
 import type { Platform } from '../../../lib/platform/platform';
 import { cropOf } from '../../../../shared/assets/crop';
 import { useServices } from '../../../lib/services';
+import { goneElsewhere } from '../gone-elsewhere';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 
 /** Every query key of this feature, from one hierarchy. */
@@ -107,6 +108,7 @@ const replaceIn = <T>(data: T, id: number, make: (file: StoredFile) => StoredFil
 export function useUpdateFile(listKey: QueryKey) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
+  const leaveList = useLeaveList(listKey);
   return useMutation({
     mutationFn: ({ file, changes }: { file: StoredFile; changes: FileChanges }) =>
       platform.update(file, changes),
@@ -118,8 +120,17 @@ export function useUpdateFile(listKey: QueryKey) {
       );
       return { before };
     },
-    onError: (_error, _variables, context) => {
+    onError: async (error, { file }, context) => {
       if (context?.before) queryClient.setQueryData(listKey, context.before);
+      if (!(error instanceof ApiError)) return;
+      // Changed elsewhere (412): the card shows the file as it is now, and offers the change again.
+      if (error.status === 412) {
+        const current = await platform.file(file.id).catch(() => undefined);
+        if (current)
+          queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => current));
+        else if (current === null) leaveList(file);
+      }
+      if (error.status === 404) leaveList(file);
     },
     onSuccess: (stored, { file }) => {
       // Made, but not read back: the optimistic state stays until the list is read again.
@@ -127,6 +138,21 @@ export function useUpdateFile(listKey: QueryKey) {
       queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => stored));
     },
   });
+}
+
+/**
+ * A file found deleted elsewhere (404): out of the list now, with a notice in its slot
+ * (gone-elsewhere.ts) rather than a card that can no longer do anything.
+ */
+export function useLeaveList(listKey: QueryKey) {
+  const queryClient = useQueryClient();
+  return (file: StoredFile) => {
+    goneElsewhere.add(file);
+    forgetUploads([file.id]);
+    queryClient.setQueryData(listKey, (data: unknown) =>
+      changeFiles(data, (files) => files.filter((f) => f.id !== file.id)),
+    );
+  };
 }
 
 /**

@@ -4,10 +4,10 @@ import type { Crop } from '../../../../shared/assets/crop';
 import { findFileType } from '../../../../shared/assets/file-types';
 import { hasDraft, useDraft } from '../../../lib/drafts';
 import { ApiError, messageOf } from '../../../lib/platform/errors';
-import type { StoredFile, Variant } from '../../../lib/platform/model';
+import type { FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 import { formatDate, formatSize } from '../../../lib/format';
-import { previewAddressQuery, useDeleteLater, useUpdateFile } from '../api/asset-queries';
+import { previewAddressQuery, useDeleteLater, useLeaveList, useUpdateFile } from '../api/asset-queries';
 import { audienceOf, privacyMatters } from '../audience';
 import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
 import { kindOf } from '../file-kind';
@@ -171,6 +171,43 @@ function preloadPdf() {
   );
 }
 
+/** What a change was, in words: "rename to “deck v2.pdf”", "crop". */
+function changeWords(changes: FileChanges): string {
+  if (changes.name !== undefined) return `rename to “${changes.name}”`;
+  if (changes.private !== undefined) return changes.private ? 'change to private' : 'change to visible';
+  return 'crop';
+}
+
+/**
+ * A change the platform did not make. Changed elsewhere meanwhile (412): the card already shows the
+ * file as it is now (useUpdateFile read it again), and the change can be applied to that version.
+ * Anything else: the change was rolled back, with the reason.
+ */
+function ChangeNotSaved({
+  error,
+  changes,
+  onApplyAgain,
+}: {
+  error: Error;
+  changes: FileChanges;
+  onApplyAgain: () => void;
+}) {
+  if (!(error instanceof ApiError && error.status === 412))
+    return (
+      <p className="field-error" role="alert">
+        The change was undone: {messageOf(error)}
+      </p>
+    );
+  return (
+    <div className="field-error" role="alert">
+      <p>Changed elsewhere — your {changeWords(changes)} was not saved. This is the file as it is now.</p>
+      <button type="button" className="button small" onClick={onApplyAgain}>
+        Apply my {changes.name !== undefined ? 'rename' : 'change'} again
+      </button>
+    </div>
+  );
+}
+
 /**
  * One file. Drawn again only when its own props change (memo): a change to one file (a rename shown at
  * once, before the platform answers) makes a new list, but the other files in it are the same objects,
@@ -209,6 +246,7 @@ export const AssetCard = memo(function AssetCard({
   const [viewing, setViewing] = useState(false);
   const update = useUpdateFile(listKey);
   const deleteFile = useDeleteLater(listKey, onForbidden);
+  const leaveList = useLeaveList(listKey);
   const [renaming, setRenaming] = useState(() => hasDraft(renameDraft(file)));
   const [cropSource, setCropSource] = useState<string | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
@@ -250,7 +288,8 @@ export const AssetCard = memo(function AssetCard({
     try {
       setCropSource((await platform.address(file.id)).url);
     } catch (error) {
-      setOpenError(messageOf(error));
+      if (error instanceof ApiError && error.status === 404) leaveList(file);
+      else setOpenError(messageOf(error));
     }
   }
 
@@ -333,10 +372,12 @@ export const AssetCard = memo(function AssetCard({
         {keptAs && (
           <p className="hint kept">Kept as evidence of the {keptAs} — upload a new file beside it.</p>
         )}
-        {update.error && (
-          <p className="field-error" role="alert">
-            The change was undone: {messageOf(update.error)}
-          </p>
+        {update.error && update.variables && (
+          <ChangeNotSaved
+            error={update.error}
+            changes={update.variables.changes}
+            onApplyAgain={() => change(update.variables!.changes)}
+          />
         )}
         {openError && (
           <p className="field-error" role="alert">

@@ -1,8 +1,10 @@
 import type { EntityRef } from '../../../lib/platform/model';
+import { goneElsewhere, useGoneElsewhere } from '../gone-elsewhere';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 
 /**
- * "Deleted deck.pdf — Undo" for each of the slot's deletes still in their undo window, and the reason
+ * Notices of the slot's files that went: "deck.pdf … deleted elsewhere" (found gone by a change or an
+ * open), and "Deleted deck.pdf — Undo" for each of the slot's deletes still in their undo window, and the reason
  * when the platform then refused one (its file is back in the list). A polite live region, so the
  * notice is heard where focus has moved on.
  */
@@ -18,8 +20,17 @@ export function DeleteNotices({ entity, fileType }: { entity: EntityRef; fileTyp
     // The file's card is back after this render: focus goes to it, not to the page's top.
     requestAnimationFrame(() => document.getElementById(`file-${fileId}`)?.querySelector('button')?.focus());
   }
+  const gone = useGoneElsewhere(entity, fileType);
   return (
     <div className="delete-notices" role="status" aria-live="polite">
+      {gone.map((file) => (
+        <p key={`gone-${file.id}`} className="notice">
+          {file.name} is no longer here: it was deleted elsewhere.{' '}
+          <button type="button" className="button small" onClick={() => goneElsewhere.dismiss(file.id)}>
+            Dismiss<span className="visually-hidden"> this message</span>
+          </button>
+        </p>
+      ))}
       {here.map(({ item: file, failure }) =>
         failure ? (
           <p key={file.id} className="field-error">
