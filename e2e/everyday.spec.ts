@@ -421,3 +421,31 @@ test('two tabs editing the same file: the later save is refused and explained, n
   await expect(card(documents, 'Terms, draft.csv')).toBeVisible();
   await other.close();
 });
+
+test('a replace can be taken back like a delete: Undo removes the new file and the old one stays in use', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/2');
+  const decks = slot(page, 'Pitch deck');
+  const inputOf = () => decks.getByTestId('input-pitch_deck');
+  await inputOf().setInputFiles(multiPagePdf('deck-before-undo.pdf', ['Before']));
+  await expect(card(decks, 'deck-before-undo.pdf')).toBeVisible();
+  const oldId = await fileIdOf(page, 'deck-before-undo.pdf', 'Pitch deck');
+
+  await inputOf().setInputFiles(multiPagePdf('deck-after-undo.pdf', ['After']));
+  await expect(card(decks, 'deck-after-undo.pdf')).toBeVisible();
+  const newId = await fileIdOf(page, 'deck-after-undo.pdf', 'Pitch deck');
+  const notice = decks.getByText('Replaced deck-before-undo.pdf with deck-after-undo.pdf.');
+  await expect(notice).toBeVisible();
+  await decks.getByRole('button', { name: 'Undo replacing deck-before-undo.pdf' }).click();
+
+  // The old deck is the one in use again; the new one is gone from the platform, the old one kept.
+  await expect(card(decks, 'deck-before-undo.pdf')).toBeVisible();
+  await expect(card(decks, 'deck-after-undo.pdf')).toHaveCount(0);
+  await expect.poll(() => platformStatus(page, newId)).toBe(404);
+  expect(await platformStatus(page, oldId)).toBe(200);
+  await page.reload();
+  await expect(card(slot(page, 'Pitch deck'), 'deck-before-undo.pdf')).toBeVisible();
+});

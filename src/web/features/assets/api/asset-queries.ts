@@ -6,7 +6,7 @@ import type { Platform } from '../../../lib/platform/platform';
 import { cropOf } from '../../../../shared/assets/crop';
 import { useServices } from '../../../lib/services';
 import { goneElsewhere } from '../gone-elsewhere';
-import { deleteKey, waitingDeletes } from '../pending-deletes';
+import { deleteKey, type FileToDelete, waitingDeletes } from '../pending-deletes';
 
 /** Every query key of this feature, from one hierarchy. */
 export const assetKeys = {
@@ -141,6 +141,30 @@ export function useUpdateFile(listKey: QueryKey) {
 }
 
 /**
+ * Undo of a replace: the replacement is removed at once and the file it replaced, whose delete was
+ * still waiting, stays in use. If the replacement cannot be removed, both stay and the older one is
+ * listed apart as not used.
+ */
+export function useUndoReplace(listKey: QueryKey) {
+  const { platform } = useServices();
+  const queryClient = useQueryClient();
+  return async (file: FileToDelete): Promise<string | null> => {
+    waitingDeletes.undo(deleteKey(file.id));
+    if (!file.replacedBy) return null;
+    try {
+      await platform.remove(file.replacedBy);
+      forgetUploads([file.replacedBy.id]);
+      return null;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return null;
+      return `${file.replacedBy.name} could not be removed, so it stays in use: ${messageOf(error)}`;
+    } finally {
+      await queryClient.invalidateQueries({ queryKey: listKey });
+    }
+  };
+}
+
+/**
  * A file found deleted elsewhere (404): out of the list now, with a notice in its slot
  * (gone-elsewhere.ts) rather than a card that can no longer do anything.
  */
@@ -162,7 +186,7 @@ export function useLeaveList(listKey: QueryKey) {
 export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
-  return (file: StoredFile) =>
+  return (file: FileToDelete) =>
     waitingDeletes.later(deleteKey(file.id), file, async ({ leavingPage }) => {
       try {
         await platform.remove(file, { keepalive: leavingPage });
@@ -171,7 +195,13 @@ export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
         // Kept as evidence of a decision (409 `retained`): final, and the list read again shows it so.
         if (error instanceof ApiError && error.code === 'retained')
           void queryClient.invalidateQueries({ queryKey: listKey });
-        throw new Error(`${file.name} was not deleted: ${messageOf(error)}`);
+        // Already gone is what was wanted.
+        if (!(error instanceof ApiError && error.status === 404))
+          throw new Error(
+            file.replacedBy
+              ? `The new file is in place, but ${file.name} could not be removed: ${messageOf(error)}`
+              : `${file.name} was not deleted: ${messageOf(error)}`,
+          );
       }
       forgetUploads([file.id]);
       queryClient.setQueryData(listKey, (data: unknown) =>

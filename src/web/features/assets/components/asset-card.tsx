@@ -165,10 +165,9 @@ function preloadViewer() {
 }
 
 function preloadPdf() {
-  loadFileViewer().then(
-    ({ preloadPdfViewer }) => preloadPdfViewer(),
-    () => undefined, // met again, and shown, when the viewer opens
-  );
+  loadFileViewer()
+    .then(({ preloadPdfViewer }) => preloadPdfViewer())
+    .catch(() => undefined); // met again, and shown, when the viewer opens
 }
 
 /** What a change was, in words: "rename to “deck v2.pdf”", "crop". */

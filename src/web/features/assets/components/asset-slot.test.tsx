@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, renderHook, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findFileType } from '../../../../shared/assets/file-types';
 import type { StoredFile } from '../../../lib/platform/model';
 import { ServicesContext } from '../../../lib/services';
@@ -14,7 +14,12 @@ import {
   testConfig,
 } from '../../../testing/platform-double';
 import { testServices } from '../../../testing/render';
+import { undoWindowMs } from '../../../lib/deferred-actions';
+import { waitingDeletes } from '../pending-deletes';
 import { AssetSlot } from './asset-slot';
+
+/** Deletes still waiting, so a test leaves none behind for the next. */
+const waitingDeletesNow = () => renderHook(() => waitingDeletes.useWaiting()).result.current;
 
 const server = mockPlatform();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -88,15 +93,38 @@ function recordRequests(uploadStatus: number, deleteStatus = 204) {
 }
 
 describe('a slot that holds one file', () => {
-  it('replaces the file in use: the old one is removed only once the new one is stored', async () => {
+  beforeEach(() => vi.useFakeTimers({ shouldAdvanceTime: true }));
+  afterEach(() => {
+    for (const { key } of waitingDeletesNow()) waitingDeletes.undo(key);
+    vi.useRealTimers();
+  });
+
+  it('replaces the file in use: the old one is removed only once the new one is stored, after the undo window', async () => {
     const seen = recordRequests(201);
-    const user = userEvent.setup();
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
     renderSlot([deck(11, 'deck-1.pdf')]);
     expect(screen.getByText(/Holds one file: a new upload replaces it/)).toBeTruthy();
     // The live drop area loads on demand; its button then says what it does.
     await screen.findByRole('button', { name: 'Replace pitch deck' });
     await user.upload(screen.getByTestId('input-pitch_deck'), newDeck());
+    expect(await screen.findByText('Replaced deck-1.pdf with deck-2.pdf.')).toBeTruthy();
+    await act(() => vi.advanceTimersByTimeAsync(undoWindowMs - 100));
+    expect(seen).toEqual(['POST']);
+    await act(() => vi.advanceTimersByTimeAsync(100));
     await waitFor(() => expect(seen).toEqual(['POST', 'DELETE 11 "e11"']));
+  });
+
+  it('takes a replace back with Undo: the new file goes, the old one stays in use', async () => {
+    const seen = recordRequests(201);
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    renderSlot([deck(11, 'deck-1.pdf')]);
+    await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
+    await user.click(await screen.findByRole('button', { name: 'Undo replacing deck-1.pdf' }));
+    await waitFor(() => expect(seen).toEqual(['POST', 'DELETE 12 ']));
+    await act(() => vi.advanceTimersByTimeAsync(undoWindowMs * 2));
+    // The old file was never asked to go, and it is the one shown.
+    expect(seen).toEqual(['POST', 'DELETE 12 ']);
+    expect(cardsIn(screen.getByRole('list', { name: 'Files' }))).toEqual(['file-11']);
   });
 
   it('keeps the file in use when its replacement fails, and removes nothing', async () => {
@@ -111,12 +139,14 @@ describe('a slot that holds one file', () => {
 
   it('says so when the old file could not be removed after the new one was stored', async () => {
     recordRequests(201, 503);
-    const user = userEvent.setup();
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
     renderSlot([deck(11, 'deck-1.pdf')]);
     await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
-    expect((await screen.findByRole('alert')).textContent).toMatch(
-      /^The new file is in place, but deck-1\.pdf could not be removed: /,
-    );
+    await screen.findByText('Replaced deck-1.pdf with deck-2.pdf.');
+    await act(() => vi.advanceTimersByTimeAsync(undoWindowMs));
+    expect(
+      await screen.findByText(/^The new file is in place, but deck-1\.pdf could not be removed: /),
+    ).toBeTruthy();
   });
 
   it('uses one of several files chosen at once, and says so', async () => {

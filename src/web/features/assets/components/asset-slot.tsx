@@ -7,13 +7,13 @@ import {
   slotHint,
   type FileTypeInfo,
 } from '../../../../shared/assets/file-types';
-import { forgetUploads, rememberUpload } from '../../../lib/browser-memory';
+import { rememberUpload } from '../../../lib/browser-memory';
 import { documentLabel, sideOf } from '../../../lib/document-label';
 import type { EntityRef, LicenceSide, StoredFile } from '../../../lib/platform/model';
-import { useServices } from '../../../lib/services';
+import { useDeleteLater } from '../api/asset-queries';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { privacyWarnings } from '../privacy-warnings';
-import { inUseAndEarlier, removeReplaced } from '../single-file';
+import { inUseAndEarlier } from '../single-file';
 import { useUploads, type UploadItem } from '../upload/use-uploads';
 import { AssetCard } from './asset-card';
 import { DeleteNotices } from './delete-notices';
@@ -82,9 +82,7 @@ export function AssetSlot({
   sides?: boolean;
 }) {
   const queryClient = useQueryClient();
-  const { platform } = useServices();
   const [refusals, setRefusals] = useState<string[]>([]);
-  const [replaceProblem, setReplaceProblem] = useState<string | null>(null);
   const [toCrop, setToCrop] = useState<Pending[]>([]);
   // How far through a batch of images the crop dialog is ("Image 2 of 3").
   const [batch, setBatch] = useState({ done: 0, total: 0 });
@@ -102,6 +100,7 @@ export function AssetSlot({
   useEffect(() => {
     latest.current = files;
   }, [files]);
+  const deleteLater = useDeleteLater(listKey, onForbidden);
   const uploads = useUploads({
     entity,
     fileType: fileType.fileType,
@@ -110,7 +109,7 @@ export function AssetSlot({
       rememberUpload(entity, file.id);
       if (privacyNotApplied) privacyWarnings.add(file.id);
       void queryClient.invalidateQueries({ queryKey: listKey });
-      if (replaces?.length) void replace(replaces);
+      if (replaces?.length) replace(replaces, file);
     },
     onForbidden,
   });
@@ -127,12 +126,15 @@ export function AssetSlot({
   }, [toCrop]);
   useEffect(() => () => waiting.current.forEach((p) => URL.revokeObjectURL(p.url)), []);
 
-  /** The new file is stored: now, and only now, the one it replaces goes. */
-  async function replace(replaced: NonNullable<UploadItem['replaces']>) {
-    const current = replaced.map((old) => latest.current.find((f) => f.id === old.id) ?? old);
-    setReplaceProblem(await removeReplaced(platform, current));
-    forgetUploads(current.map((f) => f.id));
-    void queryClient.invalidateQueries({ queryKey: listKey });
+  /**
+   * The new file is stored: now, and only now, the one it replaces goes — after the same undo window
+   * as a delete, so "Undo" can still put the old one back.
+   */
+  function replace(replaced: NonNullable<UploadItem['replaces']>, by: StoredFile) {
+    for (const old of replaced) {
+      const current = latest.current.find((f) => f.id === old.id) ?? old;
+      deleteLater({ ...current, replacedBy: by });
+    }
   }
 
   /** In a one-file slot, every upload replaces the file in use (when there is one). */
@@ -153,7 +155,6 @@ export function AssetSlot({
       reasons.push(`${fileType.label} holds one file, so only ${chosen[0]!.name} is used.`);
       files = chosen.slice(0, 1);
     }
-    setReplaceProblem(null);
     const images: Pending[] = [];
     for (const file of files) {
       const reason = checkFileForSlot(file, fileType);
@@ -232,11 +233,6 @@ export function AssetSlot({
       ) : (
         <p className="empty-slot">No {fileType.label.toLowerCase()} yet.</p>
       )}
-      {replaceProblem && (
-        <p className="field-error" role="alert">
-          {replaceProblem}
-        </p>
-      )}
       {earlier.length > 0 && (
         <div className="earlier-files">
           <h3>
@@ -259,7 +255,7 @@ export function AssetSlot({
           </ul>
         </div>
       )}
-      <DeleteNotices entity={entity} fileType={fileType.fileType} />
+      <DeleteNotices entity={entity} fileType={fileType.fileType} listKey={listKey} />
 
       {canEdit && (
         <>

@@ -1,26 +1,41 @@
+import type { QueryKey } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { EntityRef } from '../../../lib/platform/model';
+import { useUndoReplace } from '../api/asset-queries';
 import { goneElsewhere, useGoneElsewhere } from '../gone-elsewhere';
-import { deleteKey, waitingDeletes } from '../pending-deletes';
+import { deleteKey, type FileToDelete, waitingDeletes } from '../pending-deletes';
 
 /**
- * Notices of the slot's files that went: "deck.pdf … deleted elsewhere" (found gone by a change or an
- * open), and "Deleted deck.pdf — Undo" for each of the slot's deletes still in their undo window, and the reason
- * when the platform then refused one (its file is back in the list). A polite live region, so the
- * notice is heard where focus has moved on.
+ * Notices of the slot's files that went: found deleted elsewhere (by a change or an open that met
+ * a 404); "Deleted deck.pdf — Undo" and "Replaced deck.pdf with deck-2.pdf — Undo" while a delete
+ * waits out its undo window; and the reason when the platform then refused one (its file is back in
+ * the list). A polite live region, so the notice is heard where focus has moved on.
  */
-export function DeleteNotices({ entity, fileType }: { entity: EntityRef; fileType: string }) {
+export function DeleteNotices({
+  entity,
+  fileType,
+  listKey,
+}: {
+  entity: EntityRef;
+  fileType: string;
+  listKey: QueryKey;
+}) {
   const here = waitingDeletes
     .useWaiting()
     .filter(
       ({ item }) =>
         item.fileType === fileType && item.entity.type === entity.type && item.entity.id === entity.id,
     );
-  function undo(fileId: number) {
-    waitingDeletes.undo(deleteKey(fileId));
-    // The file's card is back after this render: focus goes to it, not to the page's top.
-    requestAnimationFrame(() => document.getElementById(`file-${fileId}`)?.querySelector('button')?.focus());
-  }
   const gone = useGoneElsewhere(entity, fileType);
+  const undoReplace = useUndoReplace(listKey);
+  const [undoProblem, setUndoProblem] = useState<string | null>(null);
+
+  async function undo(file: FileToDelete) {
+    setUndoProblem(await undoReplace(file));
+    // The file's card is back after this render: focus goes to it, not to the page's top.
+    requestAnimationFrame(() => document.getElementById(`file-${file.id}`)?.querySelector('button')?.focus());
+  }
+
   return (
     <div className="delete-notices" role="status" aria-live="polite">
       {gone.map((file) => (
@@ -31,6 +46,7 @@ export function DeleteNotices({ entity, fileType }: { entity: EntityRef; fileTyp
           </button>
         </p>
       ))}
+      {undoProblem && <p className="field-error">{undoProblem}</p>}
       {here.map(({ item: file, failure }) =>
         failure ? (
           <p key={file.id} className="field-error">
@@ -45,14 +61,19 @@ export function DeleteNotices({ entity, fileType }: { entity: EntityRef; fileTyp
           </p>
         ) : (
           <p key={file.id} className="delete-notice" {...waitingDeletes.holdProps(deleteKey(file.id))}>
-            Deleted {file.name}.{' '}
+            {file.replacedBy
+              ? `Replaced ${file.name} with ${file.replacedBy.name}.`
+              : `Deleted ${file.name}.`}{' '}
             <button
               type="button"
               className="button small"
               id={`undo-file-${file.id}`}
-              onClick={() => undo(file.id)}
+              onClick={() => void undo(file)}
             >
-              Undo<span className="visually-hidden"> deleting {file.name}</span>
+              Undo
+              <span className="visually-hidden">
+                {file.replacedBy ? ` replacing ${file.name}` : ` deleting ${file.name}`}
+              </span>
             </button>
           </p>
         ),

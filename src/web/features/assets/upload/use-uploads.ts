@@ -23,7 +23,7 @@ export interface UploadItem {
   /** Whether trying again can succeed: not for a file the platform refused for what it is. */
   retryable?: boolean;
   /** In a slot that holds one file: the file this one replaces once it is stored. */
-  replaces?: Pick<StoredFile, 'id' | 'name' | 'etag'>[];
+  replaces?: StoredFile[];
 }
 
 /**
