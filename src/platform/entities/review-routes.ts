@@ -57,9 +57,9 @@ function updateKind(update: AccreditationUpdate): 'decision' | 'owner' {
 }
 
 /**
- * The accreditation review (our extension): the admins' lists of pending and decided
- * accreditations, their decisions, and each accreditation's append-only history, which its owner
- * reads too.
+ * The accreditation review (our extension; decisions.md "Review and evidence"): the admins' lists
+ * of accreditations by status, with search and counts; their decisions and the owner's "Send for
+ * review" and address answer; and each accreditation's append-only history, which its owner reads too.
  */
 export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
@@ -168,7 +168,8 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     '/v2/core/accreditations/:id/history',
     {
       schema: {
-        summary: "An accreditation's history, newest first: decisions and changes to its files",
+        summary:
+          "An accreditation's history, newest first: sends for review, decisions with the files they were made on, reopenings and changes to its files",
         tags: ['review'],
         security: [{ bearer: [] }],
         params: idParams,
