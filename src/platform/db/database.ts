@@ -21,6 +21,7 @@ import * as m0002 from './migrations/0002-assets';
 import * as m0003 from './migrations/0003-accreditation-history';
 import * as m0004 from './migrations/0004-pending-thumbnails';
 import * as m0005 from './migrations/0005-entity-asset-pages';
+import * as m0006 from './migrations/0006-accreditation-review';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
 const migrations: Record<string, DialectMigration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, DialectMigration> = {
   '0003-accreditation-history': m0003,
   '0004-pending-thumbnails': m0004,
   '0005-entity-asset-pages': m0005,
+  '0006-accreditation-review': m0006,
 };
 
 /**

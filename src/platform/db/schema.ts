@@ -1,6 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { AssetableType, Role } from '../../shared/api/me';
-import type { HistoryAction } from '../../shared/api/review';
+import type { AccreditationStatus, HistoryAction, RejectionReason } from '../../shared/api/review';
 
 /**
  * Tables of the platform's database. Timestamps are integer milliseconds since the epoch;
@@ -23,6 +23,7 @@ export interface Database {
   assets: AssetsTable;
   idempotency_keys: IdempotencyKeysTable;
   accreditation_history: AccreditationHistoryTable;
+  accreditation_decision_files: AccreditationDecisionFilesTable;
 }
 
 export interface UsersTable {
@@ -126,7 +127,6 @@ export interface TeamMembersTable {
   name: string;
   created_at: number;
 }
-export type AccreditationStatus = 'pending' | 'approved' | 'rejected';
 export interface AccreditationsTable {
   id: Generated<number>;
   owner_id: number;
@@ -138,6 +138,12 @@ export interface AccreditationsTable {
   created_at: number;
   /** Bumped at every change of the review state; the accreditation's ETag. */
   version: Generated<number>;
+  /** 1 unless the owner says the licence does not show the current address (then a utility bill is needed). */
+  address_on_licence: Generated<number>;
+  /** The current rejection's reason (null unless rejected). */
+  review_reason: RejectionReason | null;
+  /** When the owner last sent it for review (migration 0006: when it was opened, for older ones). */
+  submitted_at: number | null;
 }
 export interface IndicationsOfInterestTable {
   id: Generated<number>;
@@ -206,10 +212,25 @@ export interface AccreditationHistoryTable {
   action: HistoryAction;
   /** The reviewer's note of a decision. */
   note: string | null;
+  /** A rejection's reason. */
+  reason?: RejectionReason | null;
   /** The file's id, name and type at the time (file actions only); the id outlives the file. */
   asset_id: number | null;
   file_name: string | null;
   /** A rename's name before. */
   file_previous_name: string | null;
   file_type: string | null;
+}
+
+/**
+ * The files each decision was made on, as they were (migration 0006): append-only like the history,
+ * and each asset named here cannot be deleted (a foreign key; the API answers 409 `retained`).
+ */
+export interface AccreditationDecisionFilesTable {
+  history_id: number;
+  accreditation_id: number;
+  asset_id: number;
+  name: string;
+  sha256: string;
+  file_type: string;
 }

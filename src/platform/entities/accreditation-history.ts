@@ -79,6 +79,7 @@ export async function historyPage(
       action: row.action,
       actor: { id: row.actor_id, name: row.actor_name, role: row.actor_role },
       note: row.note,
+      reason: null,
       file:
         row.file_name === null
           ? null

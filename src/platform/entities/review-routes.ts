@@ -60,7 +60,8 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         const page = await visibleAssetPage(ctx, request.caller, visible, { limit: assetPageSizes.max });
         accreditations.push({ ...accreditation, assets: page.items });
       }
-      return { accreditations, next_cursor: page.nextCursor };
+      const counts = { documents_needed: 0, pending: 0, approved: 0, rejected: 0 };
+      return { accreditations, next_cursor: page.nextCursor, counts };
     },
   );
 
