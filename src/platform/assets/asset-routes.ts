@@ -8,6 +8,7 @@ import { assetWithOwnerById, thumbnailIdOf } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound } from '../errors';
 import { checkIfMatch, preconditionFailed } from '../preconditions';
 import { canSeeAsset, entityAccess } from '../entities/entities';
+import { checkNotRetained } from '../entities/accreditations';
 import { checkCrop, parseUpdateBody } from './asset-input';
 import { type ApiAsset, deleteAssetRows, etagOf, toApiAsset, updateAssetRow } from './asset-records';
 import { createAsset } from './create-asset';
@@ -204,15 +205,19 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     {
       schema: {
         summary: 'Delete an Asset (its bytes, its thumbnail and every download URL issued for it)',
+        description:
+          'A file an accreditation decision was made on is kept as its evidence: 409 `retained`, for everyone.',
         tags: ['assets'],
         security: [{ bearer: [] }],
         params: idParams,
         headers: z.object({ 'if-match': z.string().optional() }).passthrough(),
-        response: { 204: z.undefined(), ...problems(401, 403, 404, 412) },
+        response: { 204: z.undefined(), ...problems(401, 403, 404, 409, 412) },
       },
     },
     async (request, reply) => {
       const { row, access } = await visibleAsset(ctx, request, request.params.id);
+      // Before the owner check: admins, who may read it, learn why it stays too.
+      await checkNotRetained(ctx.db, row.id);
       if (access !== 'write') throw forbidden('Only the owner may delete this file.');
       if (row.thumbnail_of !== null)
         throw forbidden(`This is the thumbnail of asset ${row.thumbnail_of}: delete that asset instead.`);

@@ -129,6 +129,22 @@ describe('POST /v2/core/assets in every body form', () => {
     }
   });
 
+  it('answers the type the bytes are, not the one the name claims', async () => {
+    const bytes = Buffer.from('Not a PDF at all, only words.\n');
+    const asset = await created(
+      await api('/v2/core/assets', issuer, {
+        method: 'POST',
+        body: multipartBody(
+          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+          { name: 'fake.pdf', bytes, type: 'application/pdf' },
+        ),
+      }),
+    );
+    expect(asset).toMatchObject({ name: 'fake.pdf', content_type: 'text/plain' });
+    const read = assetEnvelopeSchema.parse(await (await api(`/v2/core/assets/${asset.id}`, issuer)).json());
+    expect(read.asset.content_type).toBe('text/plain');
+  });
+
   it('makes identity and accreditation documents private by default', async () => {
     const asset = await created(
       await api('/v2/core/assets', investor, {
@@ -368,6 +384,28 @@ describe('admin review', () => {
       }),
     );
     expect(document.private).toBe(true);
+    // A new accreditation waits for its documents: with both sides of the licence too, the investor
+    // sends it for review, and only then is it in the admins' queue.
+    await created(
+      await api('/v2/core/assets', investor, {
+        method: 'POST',
+        body: multipartBody(
+          {
+            file_type: 'drivers_license',
+            assetable_type: 'Accreditation',
+            assetable_id: String(accreditationId),
+            meta: '{"side":"both"}',
+          },
+          { name: 'licence.jpg', bytes: await jpeg() },
+        ),
+      }),
+    );
+    const sent = await api(`/v2/core/accreditations/${accreditationId}`, investor, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ accreditation: { status: 'pending' } }),
+    });
+    expect(sent.status, await sent.clone().text()).toBe(200);
     const queue = (await (await api('/v2/core/accreditations?status=pending', admin)).json()) as {
       accreditations: { id: number; owner: { email: string }; assets: Asset[] }[];
     };

@@ -3,7 +3,7 @@ import type { Insertable } from 'kysely';
 import type { HistoryEntry } from '../../shared/api/accreditations';
 import type { HistoryAction } from '../../shared/api/review';
 import type { DB } from '../db/database';
-import { historyPageRows } from '../db/repositories/entities';
+import { decisionFileRows, historyPageRows } from '../db/repositories/entities';
 import type { AccreditationHistoryTable, AssetRow } from '../db/schema';
 import { pageOf, type Page } from '../paging';
 
@@ -60,9 +60,13 @@ export function fileHistoryEntries(
   }));
 }
 
+const isDecision = (action: HistoryAction) => action === 'approved' || action === 'rejected';
+
 /**
  * One page of an accreditation's history, newest first (by id: entries of one transaction share a
- * time, and ids keep their order). `asset_id` is given only while that file still exists.
+ * time, and ids keep their order). `asset_id` is given only while that file still exists; a
+ * decision lists the files it was made on, as they were then (decisions made before migration 0006
+ * list none: their files were not kept).
  */
 export async function historyPage(
   db: DB,
@@ -71,6 +75,10 @@ export async function historyPage(
 ): Promise<Page<HistoryEntry>> {
   const rows = await historyPageRows(db, accreditationId, page);
   const { items, nextCursor } = pageOf(rows, page.limit, historyList(accreditationId), (row) => [row.id]);
+  const files = await decisionFileRows(
+    db,
+    items.filter((row) => isDecision(row.action)).map((row) => row.id),
+  );
   return {
     nextCursor,
     items: items.map((row) => ({
@@ -79,7 +87,14 @@ export async function historyPage(
       action: row.action,
       actor: { id: row.actor_id, name: row.actor_name, role: row.actor_role },
       note: row.note,
-      reason: null,
+      reason: row.reason ?? null,
+      ...(isDecision(row.action)
+        ? {
+            files: files
+              .filter((file) => file.history_id === row.id)
+              .map(({ asset_id, name, sha256, file_type }) => ({ id: asset_id, name, sha256, file_type })),
+          }
+        : {}),
       file:
         row.file_name === null
           ? null

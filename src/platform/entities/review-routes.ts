@@ -1,31 +1,65 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accreditationListSchema, accreditationSchema, historySchema } from '../../shared/api/accreditations';
+import {
+  type AccreditationUpdate,
+  accreditationListSchema,
+  accreditationSchema,
+  accreditationUpdateSchema,
+  historySchema,
+} from '../../shared/api/accreditations';
 import { problemSchema } from '../../shared/api/problem';
 import { assetPageSizes } from '../../shared/api/paging';
 import { accreditationListStatuses } from '../../shared/api/review';
 import { idParams } from '../assets/asset-routes';
 import type { PlatformContext } from '../context';
 import { forbidden, insufficientScope, notFound, validationFailed } from '../errors';
+import type { Caller } from '../oauth/bearer';
 import { decodeCursor, pageQuery } from '../paging';
 import { historyList, historyPage } from './accreditation-history';
-import { accreditationCursorLength, accreditationList, accreditationPage, decide } from './accreditations';
+import {
+  accreditationCursorLength,
+  accreditationList,
+  accreditationPage,
+  decide,
+  decisionOf,
+  updateAsOwner,
+} from './accreditations';
 import { findEntity } from './entities';
 import { visibleAssetPage } from './entity-assets';
 import { visibleEntity } from './entity-routes';
 
 const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 
+const isAdmin = (caller: Caller) => caller.role === 'admin' && caller.scope === 'full';
+
 const requireAdmin = (request: FastifyRequest) => {
-  if (request.caller.role !== 'admin' || request.caller.scope !== 'full')
-    throw forbidden('Only admins review accreditations.');
+  if (!isAdmin(request.caller)) throw forbidden('Only admins review accreditations.');
 };
 
 /**
- * The accreditation review (our extension): the admins' lists of pending and decided
- * accreditations, their decisions, and each accreditation's append-only history, which its owner
- * reads too.
+ * Who a `PUT /v2/core/accreditations/:id` is for, from what it sends: a decision (admins), or the
+ * owner's send for review and answer about the address. Both at once is no request anyone makes.
+ */
+function updateKind(update: AccreditationUpdate): 'decision' | 'owner' {
+  const decides = update.status === 'approved' || update.status === 'rejected';
+  const owners = update.status === 'pending' || update.address_on_licence !== undefined;
+  if (decides || ((update.reason !== undefined || update.note !== undefined) && !owners)) return 'decision';
+  if (owners && update.reason === undefined && update.note === undefined) return 'owner';
+  throw validationFailed([
+    {
+      field: 'accreditation',
+      message: owners
+        ? 'a reason or note goes with a decision only'
+        : 'say what to change: status, or address_on_licence',
+    },
+  ]);
+}
+
+/**
+ * The accreditation review (our extension; decisions.md "Review and evidence"): the admins' lists
+ * of accreditations by status, with search and counts; their decisions and the owner's "Send for
+ * review" and address answer; and each accreditation's append-only history, which its owner reads too.
  */
 export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
@@ -35,14 +69,22 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     {
       schema: {
         summary:
-          'Accreditations by review status (admins): pending oldest first, decided newest decision first',
+          'Accreditations by review status (admins): pending oldest sent first, decided newest decision first; q searches owners; counts per status',
         tags: ['review'],
         security: [{ bearer: [] }],
         querystring: z.object({
           status: z
             .enum(accreditationListStatuses)
             .default('pending')
-            .describe('pending, approved, rejected, or decided (approved and rejected together)'),
+            .describe(
+              'documents_needed, pending, approved, rejected, or decided (approved and rejected together)',
+            ),
+          q: z
+            .string()
+            .trim()
+            .max(200)
+            .optional()
+            .describe("Only those whose owner's name or email contains this (any case)."),
           ...pageQuery,
         }),
         response: { 200: accreditationListSchema, ...problems(401, 403, 422) },
@@ -51,8 +93,9 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     async (request) => {
       requireAdmin(request);
       const { status, cursor, limit } = request.query;
-      const after = decodeCursor(cursor, accreditationList(status), accreditationCursorLength(status));
-      const page = await accreditationPage(ctx.db, status, { after, limit });
+      const q = request.query.q || undefined;
+      const after = decodeCursor(cursor, accreditationList(status, q), accreditationCursorLength(status));
+      const page = await accreditationPage(ctx.db, status, { after, limit, q });
       const accreditations = [];
       for (const accreditation of page.items) {
         // An accreditation holds a few documents; a page of the largest size holds them all.
@@ -60,8 +103,7 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         const page = await visibleAssetPage(ctx, request.caller, visible, { limit: assetPageSizes.max });
         accreditations.push({ ...accreditation, assets: page.items });
       }
-      const counts = { documents_needed: 0, pending: 0, approved: 0, rejected: 0 };
-      return { accreditations, next_cursor: page.nextCursor, counts };
+      return { accreditations, next_cursor: page.nextCursor, counts: page.counts };
     },
   );
 
@@ -70,41 +112,53 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     {
       schema: {
         summary:
-          'Record a review decision (admins); deciding again corrects it, repeating it changes nothing',
+          'Decide (admins: approved, or rejected with a reason), or send for review and answer the address question (the owner)',
+        description:
+          'Admins: `status` approved or rejected; rejected needs `reason`, and `other` a `note` (422); ' +
+          'deciding again corrects it, repeating it changes nothing; one not sent for review is 409 ' +
+          '`not_submitted`. The owner: `status: "pending"` sends it for review (422 naming each unmet ' +
+          '`requirements.<kind>`; already waiting: no change); `address_on_licence` changes what it ' +
+          'needs (409 `in_review` while waiting; after a decision it reopens it). `If-Match` for everyone (412).',
         tags: ['review'],
         security: [{ bearer: [] }],
         params: idParams,
         headers: z.object({ 'if-match': z.string().optional() }).passthrough(),
-        body: z.object({
-          accreditation: z
-            .object({ status: z.enum(['approved', 'rejected']), note: z.string().max(2000).optional() })
-            .strict(),
-        }),
+        body: accreditationUpdateSchema,
         response: {
           200: z.object({ accreditation: accreditationSchema }),
-          ...problems(400, 401, 403, 404, 412, 415, 422),
+          ...problems(400, 401, 403, 404, 409, 412, 415, 422),
         },
       },
     },
     async (request, reply) => {
-      requireAdmin(request);
+      const { caller } = request;
       const entity = await findEntity(ctx, 'Accreditation', request.params.id);
-      if (!entity) throw notFound(`No Accreditation ${request.params.id}.`);
-      const { status } = request.body.accreditation;
-      const note = request.body.accreditation.note?.trim() || null;
-      if (status === 'rejected' && !note) {
-        throw validationFailed([
-          { field: 'accreditation.note', message: 'say why the accreditation is rejected' },
-        ]);
+      const owns = entity?.ownerId === caller.userId;
+      // Admins and the owner; for anyone else the accreditation does not exist.
+      if (!entity || (!owns && !isAdmin(caller))) throw notFound(`No Accreditation ${request.params.id}.`);
+      const update = request.body.accreditation;
+      const ifMatch = request.headers['if-match'];
+      let accreditation;
+      if (updateKind(update) === 'decision') {
+        requireAdmin(request);
+        const { status } = update;
+        if (status !== 'approved' && status !== 'rejected')
+          throw validationFailed([{ field: 'accreditation.status', message: 'say approved or rejected' }]);
+        const decision = decisionOf({ ...update, status });
+        accreditation = await decide(ctx.db, entity.id, decision, caller.userId, ctx.clock(), ifMatch);
+      } else {
+        if (!owns)
+          throw forbidden('Only its investor sends an accreditation for review or changes its answers.');
+        if (caller.scope !== 'full') throw insufficientScope('full');
+        accreditation = await updateAsOwner(
+          ctx.db,
+          entity.id,
+          { submit: update.status === 'pending', addressOnLicence: update.address_on_licence },
+          caller.userId,
+          ctx.clock(),
+          ifMatch,
+        );
       }
-      const accreditation = await decide(
-        ctx.db,
-        entity.id,
-        { status, note },
-        request.caller.userId,
-        ctx.clock(),
-        request.headers['if-match'],
-      );
       reply.header('etag', accreditation.etag);
       return { accreditation };
     },
@@ -114,7 +168,8 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     '/v2/core/accreditations/:id/history',
     {
       schema: {
-        summary: "An accreditation's history, newest first: decisions and changes to its files",
+        summary:
+          "An accreditation's history, newest first: sends for review, decisions with the files they were made on, reopenings and changes to its files",
         tags: ['review'],
         security: [{ bearer: [] }],
         params: idParams,

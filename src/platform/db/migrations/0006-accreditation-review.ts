@@ -38,7 +38,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect) {
   // below the code: a file a decision names cannot be deleted (the API answers 409 before that).
   await db.schema
     .createTable('accreditation_decision_files')
-    .addColumn('history_id', 'integer', (c) => c.notNull().references('accreditation_history.id'))
+    // No foreign key to the history: its rows are never removed (append-only), and one would make
+    // PostgreSQL refuse a TRUNCATE of it for that reason before its append-only trigger says why.
+    .addColumn('history_id', 'integer', (c) => c.notNull())
     .addColumn('accreditation_id', 'integer', (c) => c.notNull().references('accreditations.id'))
     .addColumn('asset_id', 'integer', (c) => c.notNull().references('assets.id'))
     .addColumn('name', 'text', (c) => c.notNull())

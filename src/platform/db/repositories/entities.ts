@@ -1,8 +1,8 @@
 import { type ExpressionBuilder, type Insertable, sql } from 'kysely';
-import type { AccreditationListStatus } from '../../../shared/api/review';
+import type { AccreditationListStatus, RejectionReason } from '../../../shared/api/review';
 import type { AssetableType } from '../../../shared/api/me';
 import type { DB } from '../database';
-import type { AccreditationHistoryTable, Database } from '../schema';
+import type { AccreditationDecisionFilesTable, AccreditationHistoryTable, Database } from '../schema';
 
 /**
  * Every query of the entities aggregate: the assetable entities (users as entities, products with
@@ -213,8 +213,11 @@ function accreditationViewQuery(db: DB) {
       'accreditations.name',
       'accreditations.status',
       'accreditations.review_note',
+      'accreditations.review_reason',
       'accreditations.reviewed_at',
       'accreditations.version',
+      'accreditations.address_on_licence',
+      'accreditations.submitted_at',
       'owner.id as owner_id',
       'owner.name as owner_name',
       'owner.email as owner_email',
@@ -232,24 +235,58 @@ export function accreditationViewRow(db: DB, id: number): Promise<AccreditationV
   return accreditationViewQuery(db).where('accreditations.id', '=', id).executeTakeFirstOrThrow();
 }
 
+/** Decisions of the history: what `last_decision` and the retention look for. */
+const decisionActions = ['approved', 'rejected'] as const;
+
 /**
- * One page of the admins' list, and one row more than the page (whether another follows). Pending
- * ones by id, oldest accreditation first; decided ones newest decision first, by decision time and
- * id. Keyset paging: `after` is the sort key of the last row of the page before (its id, or its
- * decision time and id), so that rows added meanwhile never shift a page.
+ * `q` of the admins' list as a LIKE pattern: any part of the text, its own `%`, `_` and `\`
+ * taken literally, lower-cased (both sides are; SQLite's LIKE ignores ASCII case, PostgreSQL's
+ * does not).
+ */
+const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * One page of the admins' list, and one row more than the page (whether another follows).
+ * Waiting ones (`pending`) by the time they were sent, oldest first; `documents_needed` by id,
+ * oldest first; decided ones newest decision first, by decision time and id. Keyset paging: `after`
+ * is the sort key of the last row of the page before, so that rows added meanwhile never shift a
+ * page. `q` keeps those whose owner's name or email contains it, in any case.
  */
 export function accreditationPageRows(
   db: DB,
   status: AccreditationListStatus,
-  page: { after?: number[]; limit: number },
+  page: { after?: number[]; limit: number; q?: string },
 ): Promise<AccreditationViewRow[]> {
   let query = accreditationViewQuery(db).limit(page.limit + 1);
+  if (page.q) {
+    const pattern = containsPattern(page.q);
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql`lower(${sql.ref('owner.name')})`, 'like', sql`${pattern} escape '\\'`),
+        eb(sql`lower(${sql.ref('owner.email')})`, 'like', sql`${pattern} escape '\\'`),
+      ]),
+    );
+  }
   if (status === 'pending') {
-    query = query.where('accreditations.status', '=', 'pending').orderBy('accreditations.id');
+    query = query
+      .where('accreditations.status', '=', 'pending')
+      .orderBy('accreditations.submitted_at')
+      .orderBy('accreditations.id');
+    if (page.after) {
+      const [at, id] = page.after as [number, number];
+      query = query.where((eb) =>
+        eb.or([
+          eb('accreditations.submitted_at', '>', at),
+          eb.and([eb('accreditations.submitted_at', '=', at), eb('accreditations.id', '>', id)]),
+        ]),
+      );
+    }
+  } else if (status === 'documents_needed') {
+    query = query.where('accreditations.status', '=', 'documents_needed').orderBy('accreditations.id');
     if (page.after) query = query.where('accreditations.id', '>', page.after[0]!);
   } else {
     query = query
-      .where('accreditations.status', 'in', status === 'decided' ? ['approved', 'rejected'] : [status])
+      .where('accreditations.status', 'in', status === 'decided' ? [...decisionActions] : [status])
       .orderBy('accreditations.reviewed_at', 'desc')
       .orderBy('accreditations.id', 'desc');
     if (page.after) {
@@ -265,6 +302,94 @@ export function accreditationPageRows(
   return query.execute();
 }
 
+/** How many accreditations there are in each status, over all of them. */
+export async function accreditationCounts(db: DB) {
+  const rows = await db
+    .selectFrom('accreditations')
+    .select((eb) => ['status', eb.fn.countAll<number | string>().as('n')])
+    .groupBy('status')
+    .execute();
+  const counts = { documents_needed: 0, pending: 0, approved: 0, rejected: 0 };
+  // PostgreSQL's count is a bigint, which the driver hands over as a string.
+  for (const row of rows) counts[row.status] = Number(row.n);
+  return counts;
+}
+
+/**
+ * The files of some accreditations (not thumbnails), private ones included, oldest first: what
+ * their requirements are met by and what a decision is made on.
+ */
+export function accreditationFiles(db: DB, accreditationIds: number[]) {
+  if (accreditationIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('assets')
+    .select(['id', 'assetable_id', 'name', 'sha256', 'file_type', 'meta'])
+    .where('assetable_type', '=', 'Accreditation')
+    .where('assetable_id', 'in', accreditationIds)
+    .where('thumbnail_of', 'is', null)
+    .orderBy('id')
+    .execute();
+}
+
+/** The newest decision of each of some accreditations that has one, with who made it. */
+export function lastDecisionRows(db: DB, accreditationIds: number[]) {
+  if (accreditationIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('accreditation_history as h')
+    .innerJoin('users', 'users.id', 'h.actor_id')
+    .select([
+      'h.id',
+      'h.accreditation_id',
+      'h.action',
+      'h.at',
+      'h.note',
+      'h.reason',
+      'users.id as actor_id',
+      'users.name as actor_name',
+    ])
+    .where('h.accreditation_id', 'in', accreditationIds)
+    .where((eb) =>
+      eb(
+        'h.id',
+        '=',
+        eb
+          .selectFrom('accreditation_history as newer')
+          .select((e) => e.fn.max('newer.id').as('id'))
+          .whereRef('newer.accreditation_id', '=', 'h.accreditation_id')
+          .where('newer.action', 'in', [...decisionActions]),
+      ),
+    )
+    .execute();
+}
+
+/** The files recorded with some decisions (history entries), by asset id. */
+export function decisionFileRows(db: DB, historyIds: number[]) {
+  if (historyIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('accreditation_decision_files')
+    .select(['history_id', 'asset_id', 'name', 'sha256', 'file_type'])
+    .where('history_id', 'in', historyIds)
+    .orderBy('asset_id')
+    .execute();
+}
+
+/** The files a decision was made on, recorded with its history entry (append-only, like it). */
+export async function insertDecisionFiles(db: DB, files: Insertable<AccreditationDecisionFilesTable>[]) {
+  if (files.length > 0) await db.insertInto('accreditation_decision_files').values(files).execute();
+}
+
+/** The newest decision that names an asset among its files, if any: the asset is then retained. */
+export function retainingDecision(db: DB, assetId: number) {
+  return db
+    .selectFrom('accreditation_decision_files as f')
+    .innerJoin('accreditation_history as h', 'h.id', 'f.history_id')
+    .select(['h.action', 'h.at'])
+    .where('f.asset_id', '=', assetId)
+    .orderBy('h.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
 export async function insertAccreditation(
   db: DB,
   accreditation: { ownerId: number; name: string; createdAt: number },
@@ -274,7 +399,7 @@ export async function insertAccreditation(
     .values({
       owner_id: accreditation.ownerId,
       name: accreditation.name,
-      status: 'pending',
+      status: 'documents_needed',
       created_at: accreditation.createdAt,
     })
     .returning('id')
@@ -296,7 +421,7 @@ export async function lockedAccreditationReviewState(db: DB, id: number) {
     .execute();
   return db
     .selectFrom('accreditations')
-    .select(['id', 'status', 'review_note', 'version'])
+    .select(['id', 'status', 'review_note', 'review_reason', 'address_on_licence', 'version'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 }
@@ -307,6 +432,7 @@ export async function recordDecision(
   id: number,
   decision: {
     status: 'approved' | 'rejected';
+    reason: RejectionReason | null;
     note: string | null;
     reviewerId: number;
     at: number;
@@ -317,6 +443,7 @@ export async function recordDecision(
     .updateTable('accreditations')
     .set({
       status: decision.status,
+      review_reason: decision.reason,
       review_note: decision.note,
       reviewed_by: decision.reviewerId,
       reviewed_at: decision.at,
@@ -326,23 +453,41 @@ export async function recordDecision(
     .execute();
 }
 
+/** No current decision: what every status but approved and rejected has. */
+const noDecision = { review_note: null, review_reason: null, reviewed_by: null, reviewed_at: null };
+
 /**
- * Puts a rejected accreditation back to pending (a new version, no decision): answers whether it
- * was rejected. Conditional on the status in the UPDATE itself, so that a decision made meanwhile
- * is never undone by an upload.
+ * The owner sends an accreditation for review: it waits in the queue from `at` (a new version, no
+ * current decision).
  */
-export async function reopenIfRejected(db: DB, id: number): Promise<boolean> {
+export async function recordSubmission(db: DB, id: number, at: number) {
+  await db
+    .updateTable('accreditations')
+    .set((eb) => ({ ...noDecision, status: 'pending', submitted_at: at, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The owner's answer about the address on the licence (a new version: the requirements change). */
+export async function recordAddressOnLicence(db: DB, id: number, addressOnLicence: boolean) {
+  await db
+    .updateTable('accreditations')
+    .set((eb) => ({ address_on_licence: addressOnLicence ? 1 : 0, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Puts a decided accreditation back to `documents_needed` (a new version, no current decision; the
+ * decision stays in the history): answers whether it was decided. Conditional on the status in the
+ * UPDATE itself, so that a decision made meanwhile is never undone by an upload that started before.
+ */
+export async function reopenIfDecided(db: DB, id: number): Promise<boolean> {
   const { numUpdatedRows } = await db
     .updateTable('accreditations')
-    .set((eb) => ({
-      status: 'pending',
-      review_note: null,
-      reviewed_by: null,
-      reviewed_at: null,
-      version: eb('version', '+', 1),
-    }))
+    .set((eb) => ({ ...noDecision, status: 'documents_needed', version: eb('version', '+', 1) }))
     .where('id', '=', id)
-    .where('status', '=', 'rejected')
+    .where('status', 'in', [...decisionActions])
     .executeTakeFirst();
   return numUpdatedRows > 0n;
 }
@@ -353,6 +498,16 @@ export async function reopenIfRejected(db: DB, id: number): Promise<boolean> {
 export async function appendHistory(db: DB, entries: Insertable<AccreditationHistoryTable>[]) {
   // No statement for no entries: an INSERT needs at least one row.
   if (entries.length > 0) await db.insertInto('accreditation_history').values(entries).execute();
+}
+
+/** One entry, answering its id (a decision's files name it). */
+export async function appendHistoryEntry(db: DB, entry: Insertable<AccreditationHistoryTable>) {
+  const { id } = await db
+    .insertInto('accreditation_history')
+    .values(entry)
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
 }
 
 /**
@@ -370,6 +525,7 @@ export function historyPageRows(db: DB, accreditationId: number, page: { before?
       'h.at',
       'h.action',
       'h.note',
+      'h.reason',
       'h.file_name',
       'h.file_previous_name',
       'h.file_type',
