@@ -1,5 +1,6 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
+import type { ApiAccreditation } from '../../shared/api/accreditations';
 import { unknownCapabilities, type AppConfig, type Capabilities } from '../../shared/api/app-config';
 import { CapabilityStore } from '../lib/platform/capabilities';
 import { createPlatformHttp, type TokenSource } from '../lib/platform/http';
@@ -75,6 +76,77 @@ export function specAsset(fields: Partial<Record<string, unknown>> = {}) {
     thumbifiable: false,
     ...fields,
   };
+}
+
+/**
+ * What an accreditation needs, as our platform works it out (shared/api/accreditations.ts): a letter
+ * (one of two kinds), a licence's two sides, and a utility bill when the licence lacks the address.
+ */
+export function requirements(
+  met: Partial<Record<'accreditation_letter' | 'drivers_license' | 'utility_bill', boolean>> = {},
+  addressOnLicence = true,
+): ApiAccreditation['requirements'] {
+  return [
+    {
+      kind: 'accreditation_letter',
+      file_types: ['letter_of_accreditation', 'executed_letter_of_accreditation'],
+      min_files: 1,
+      met: met.accreditation_letter ?? false,
+    },
+    {
+      kind: 'drivers_license',
+      file_types: ['drivers_license'],
+      min_files: 2,
+      met: met.drivers_license ?? false,
+    },
+    ...(addressOnLicence
+      ? []
+      : [
+          {
+            kind: 'utility_bill' as const,
+            file_types: ['utility_bill'],
+            min_files: 1,
+            met: met.utility_bill ?? false,
+          },
+        ]),
+  ];
+}
+
+/** One Accreditation as our platform answers it (the review contract), with these fields changed. */
+export function ourAccreditation(fields: Partial<ApiAccreditation> = {}): ApiAccreditation {
+  const id = fields.id ?? 3;
+  return {
+    id,
+    name: `Accreditation of Ivy Investor`,
+    status: 'documents_needed',
+    review_note: null,
+    review_reason: null,
+    reviewed_at: null,
+    reviewed_by: null,
+    last_decision: null,
+    submitted_at: null,
+    address_on_licence: true,
+    requirements: requirements(),
+    owner: { id: 2, name: 'Ivy Investor', email: 'ivy@x.test' },
+    etag: `"accreditation.${id}.1"`,
+    links: {
+      assets: `/v2/core/accreditations/${id}/assets`,
+      history: `/v2/core/accreditations/${id}/history`,
+    },
+    ...fields,
+  };
+}
+
+/** An Asset of an accreditation as ours answers it. */
+export function accreditationAsset(fields: Partial<Record<string, unknown>> & { id: number }) {
+  return specAsset({
+    name: `file-${fields.id}.png`,
+    file_type: 'letter_of_accreditation',
+    assetable: { type: 'Accreditation', id: 3 },
+    private: true,
+    content_type: 'image/png',
+    ...fields,
+  });
 }
 
 export { http, HttpResponse };

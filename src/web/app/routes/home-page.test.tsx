@@ -105,6 +105,21 @@ describe('the home page', () => {
     );
   });
 
+  it('shows an admin the review queue with how many wait, as the platform counts them', async () => {
+    account('admin', []);
+    server.use(
+      http.get(`${platformUrl}/v2/core/accreditations`, () =>
+        HttpResponse.json({
+          accreditations: [],
+          next_cursor: null,
+          counts: { documents_needed: 4, pending: 2, approved: 7, rejected: 1 },
+        }),
+      ),
+    );
+    renderRoutes(routes, '/');
+    expect(await screen.findByRole('link', { name: 'Review queue (2 waiting)' })).toBeTruthy();
+  });
+
   it('offers investors a way to browse the offerings', async () => {
     account('investor', [{ type: 'User', id: 1, name: 'Ivy' }]);
     const user = userEvent.setup();

@@ -5,6 +5,8 @@ import {
   mockPlatform,
   platformFor,
   platformUrl,
+  ourAccreditation,
+  requirements,
   specAsset,
   testConfig,
   tokenSource,
@@ -500,6 +502,102 @@ describe("an accreditation's review and history, and the offerings (ours)", () =
     expect(capabilities.current.offerings).toBe(true);
     expect(await platform.offerings(first.next)).toEqual({ items: [{ id: 8, name: 'Eight' }] });
     expect(seen.map((r) => r.path)).toEqual(['/v2/core/products', '/v2/core/products?cursor=after-9']);
+  });
+});
+
+describe('the review contract (issue 28, ours)', () => {
+  it('reads the checklist, the last decision and the counts; searches with q', async () => {
+    const seen = recordRequests();
+    const decided = {
+      status: 'rejected' as const,
+      reason: 'expired' as const,
+      note: 'Out of date.',
+      at: '2026-11-20T10:00:00.000Z',
+      by: { id: 9, name: 'Ada Admin' },
+      history_id: 4,
+      file_ids: [101, 'x'],
+    };
+    server.use(
+      http.get(api('/v2/core/accreditations'), () =>
+        HttpResponse.json({
+          accreditations: [
+            {
+              ...ourAccreditation({
+                id: 1,
+                status: 'pending',
+                submitted_at: '2026-11-21T10:00:00.000Z',
+                address_on_licence: false,
+              }),
+              last_decision: decided,
+              // Another platform's kind, unknown to the app, among ours.
+              requirements: [
+                ...requirements({ accreditation_letter: true }, false),
+                { kind: 'odd', met: true },
+              ],
+              assets: [],
+            },
+          ],
+          next_cursor: null,
+          counts: { documents_needed: 4, pending: 2, approved: 7, rejected: 1 },
+        }),
+      ),
+    );
+    const page = await platformFor(testConfig()).platform.reviewList('pending', undefined, 'ivy inv');
+    expect(seen.map((r) => r.path)).toEqual(['/v2/core/accreditations?status=pending&q=ivy+inv']);
+    expect(page.counts).toEqual({ waiting: 2, decided: 8, documentsNeeded: 4 });
+    const review = page.items[0]!.review!;
+    expect(review).toMatchObject({
+      status: 'pending',
+      submittedAt: '2026-11-21T10:00:00.000Z',
+      addressOnLicence: false,
+      etag: '"accreditation.1.1"',
+      lastDecision: {
+        status: 'rejected',
+        reason: 'expired',
+        note: 'Out of date.',
+        by: 'Ada Admin',
+        fileIds: [101],
+      },
+    });
+    // A requirement of a kind the app does not know is left out rather than shown wrongly.
+    expect(review.requirements?.map((r) => [r.kind, r.met, r.minFiles])).toEqual([
+      ['accreditation_letter', true, 1],
+      ['drivers_license', false, 2],
+      ['utility_bill', false, 1],
+    ]);
+  });
+
+  it('reads a list without counts or checklist as before: none of either', async () => {
+    server.use(
+      http.get(api('/v2/core/accreditations'), () =>
+        HttpResponse.json({ accreditations: [{ id: 1, status: 'pending', assets: [] }], next_cursor: null }),
+      ),
+    );
+    const page = await platformFor(testConfig()).platform.reviewList('pending');
+    expect(page.counts).toBeUndefined();
+    expect(page.items[0]!.review).toEqual({ status: 'pending' });
+  });
+
+  it('sends a rejection with its reason, a send for review and the address answer', async () => {
+    const bodies: unknown[] = [];
+    server.use(
+      http.put(api('/v2/core/accreditations/3'), async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json({});
+      }),
+    );
+    const { platform } = platformFor(testConfig());
+    await platform.review(3, { status: 'rejected', reason: 'other', note: 'See the date.' });
+    // A reason never goes with an approval.
+    await platform.review(3, { status: 'approved', reason: 'other', note: '' });
+    await platform.sendForReview(3);
+    await platform.setAddressOnLicence(3, false);
+    expect(bodies).toEqual([
+      { accreditation: { status: 'rejected', reason: 'other', note: 'See the date.' } },
+      { accreditation: { status: 'approved' } },
+      { accreditation: { status: 'pending' } },
+      { accreditation: { address_on_licence: false } },
+    ]);
   });
 });
 
