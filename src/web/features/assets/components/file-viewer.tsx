@@ -229,8 +229,7 @@ export default function FileViewer({
   else if (kind === 'pdf') body = <PdfView key={file.id} file={file} url={address.data?.url} />;
   else if (kind === 'image') body = <ImageView key={file.id} file={file} original={address.data?.url} />;
   else if (kind === null) body = <CannotShow key={file.id} file={file} />;
-  else if (address.isPending) body = <Loading label={`Opening ${file.name}…`} />;
-  else body = <TextView key={file.id} file={file} url={address.data.url} as={kind} />;
+  else body = <TextView key={file.id} file={file} url={address.data?.url} as={kind} />;
 
   return (
     <Dialog title={file.name} onClose={onClose} wide className="viewer-dialog">
