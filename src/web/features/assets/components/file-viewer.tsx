@@ -48,8 +48,9 @@ const coverWidth = () => Math.ceil(Math.min(window.innerWidth, 1152) * (window.d
  * saying it is opening. On a phone pdf.js alone is seconds of download; page 1 is on screen at once.
  */
 function PdfOpening({ name, covers }: { name: string; covers: string[] }) {
+  // Holds focus until the pages arrive and take it (their keys then work without a Tab).
   return (
-    <div className="pdf-pages">
+    <div className="pdf-pages" tabIndex={-1} data-autofocus="">
       <Loading label={`Opening ${name}…`} />
       {covers.length > 0 && (
         <div className="pdf-page pdf-opening">
@@ -228,8 +229,7 @@ export default function FileViewer({
   else if (kind === 'pdf') body = <PdfView key={file.id} file={file} url={address.data?.url} />;
   else if (kind === 'image') body = <ImageView key={file.id} file={file} original={address.data?.url} />;
   else if (kind === null) body = <CannotShow key={file.id} file={file} />;
-  else if (address.isPending) body = <Loading label={`Opening ${file.name}…`} />;
-  else body = <TextView key={file.id} file={file} url={address.data.url} as={kind} />;
+  else body = <TextView key={file.id} file={file} url={address.data?.url} as={kind} />;
 
   return (
     <Dialog title={file.name} onClose={onClose} wide className="viewer-dialog">

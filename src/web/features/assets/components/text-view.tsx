@@ -18,14 +18,16 @@ async function readText(url: string): Promise<string> {
 
 /**
  * A text file as text, or a CSV file as a table of its first rows, read from the file's download URL.
- * Focusable, so the keyboard scrolls it from the moment it opens.
+ * There from the moment the viewer opens (the address may still be on its way) and focusable, so the
+ * keyboard scrolls it without a Tab.
  */
-export function TextView({ file, url, as }: { file: StoredFile; url: string; as: 'text' | 'csv' }) {
+export function TextView({ file, url, as }: { file: StoredFile; url?: string; as: 'text' | 'csv' }) {
   const region = useRef<HTMLDivElement>(null);
   useFocusOnArrival(region);
   const text = useQuery({
     queryKey: ['assets', file.id, 'text', file.version],
-    queryFn: () => readText(url),
+    queryFn: () => readText(url!),
+    enabled: url !== undefined,
     staleTime: Infinity,
     gcTime: 60_000,
     retry: false,
