@@ -10,6 +10,7 @@ import { openDatabase } from './db/database';
 import { seedDemoData } from './db/demo-seed';
 import type { PlatformConfig } from './env';
 import { installErrorHandling } from './errors';
+import { databaseCheck, healthRoutes } from './health';
 import { openApiTransform } from './plugins/openapi';
 import { securityHeaders } from './plugins/security-headers';
 import { pathCors } from './plugins/cors';
@@ -198,7 +199,11 @@ export async function buildPlatform(
     redis: shared.rateLimitStore,
   });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  healthRoutes(app, {
+    database: databaseCheck(db),
+    blob_store: () => blobs.reachable(),
+    redis: shared.reachable,
+  });
   app.get(apiPaths.openapi, { schema: { hide: true } }, async () => app.swagger());
 
   // Cookies (the sign-in session and CSRF seed) only on the sign-in pages, which alone use them:

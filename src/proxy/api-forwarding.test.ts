@@ -179,6 +179,40 @@ describe('forwarding the API through the proxy (PLATFORM_API_VIA_PROXY=1)', () =
     expect(upstream.received).toHaveLength(0);
   });
 
+  it('refuses dot segments and paths that leave /v2/core/ once decoded, passing nothing on', async () => {
+    await start();
+    const refused = {
+      '/v2/core/./oauth/token?grant_type=refresh_token': 400,
+      '/v2/core/assets/../oauth/revoke': 400,
+      '/v2/core/%2e/oauth/token': 400,
+      '/v2/core/%2E%2E/%2E%2E/healthz': 400,
+      '/v2/core/assets/..%2f..%2fhealthz': 400,
+      '/v2/core/assets\\..\\oauth/token': 400,
+      // Encoded letters: the platform decodes them, so they would reach its token endpoint.
+      '/v2/core/%6fauth/token': 404,
+    };
+    for (const [path, status] of Object.entries(refused)) {
+      const answer = await send(proxy.port, {
+        method: 'POST',
+        path,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect([path, answer.status]).toEqual([path, status]);
+      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  it('answers 400 to an absolute-form request target, passing nothing on', async () => {
+    await start();
+    for (const path of ['http://127.0.0.1:1/v2/core/assets/1', 'http://evil.example/v2/core/me']) {
+      const answer = await send(proxy.port, { path, headers: { authorization: 'Bearer t' } });
+      expect([path, answer.status]).toEqual([path, 400]);
+    }
+    expect(upstream.received).toHaveLength(0);
+  });
+
   it('refuses a body over PROXY_MAX_BODY_BYTES, declared or streamed, without passing it on whole', async () => {
     await start({ PROXY_MAX_BODY_BYTES: String(megabyte) });
     // Refused on its Content-Length alone: the answer comes before a byte of the body is sent.

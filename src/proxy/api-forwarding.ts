@@ -80,6 +80,26 @@ function capped(source: NodeJS.ReadableStream, maxBytes: number): Transform {
 class BodyTooLarge extends Error {}
 
 /**
+ * Why a path may not be forwarded, judged on the path as the platform will read it (percent-decoded):
+ * a dot segment (`.`, `..`, encoded or not, or behind a backslash) could take a request that passed
+ * the checks here somewhere else once normalised, and the token endpoints are the proxy's own.
+ */
+function refusalOf(path: string): { status: 400 | 404; detail: string } | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return { status: 400, detail: 'The path is not valid percent-encoding.' };
+  }
+  if (decoded.split(/[/\\]/).some((segment) => segment === '.' || segment === '..'))
+    return { status: 400, detail: 'Paths with "." or ".." segments are not forwarded.' };
+  // The token endpoints belong to the proxy's own exchange: a browser never reaches them.
+  if (!decoded.startsWith(forwardedPrefix) || decoded.startsWith(oauthPrefix))
+    return { status: 404, detail: 'No such endpoint.' };
+  return undefined;
+}
+
+/**
  * `PLATFORM_API_VIA_PROXY`: the app's API calls go to the proxy, which sends them on to the platform
  * (@fastify/reply-from over undici), so a platform whose CORS does not admit the app still serves it.
  * Bodies stream both ways and are never held whole: a 100 MB upload passes through in small pieces.
@@ -100,10 +120,10 @@ export async function installApiForwarding(app: FastifyInstance, config: ProxyCo
     const limit = api.rateLimit({ max: config.apiRateLimit, timeWindow: 60_000 });
 
     const forward = async (request: FastifyRequest, reply: FastifyReply) => {
-      const path = request.url.split('?')[0] ?? '';
-      // The token endpoints belong to the proxy's own exchange: a browser never reaches them.
-      if (path.startsWith(oauthPrefix))
-        return problem(reply, 404, 'not_found', 'Not Found', 'No such endpoint.');
+      const refused = refusalOf(request.url.split('?')[0] ?? '');
+      if (refused?.status === 400)
+        return problem(reply, 400, 'malformed_request', 'Bad Request', refused.detail);
+      if (refused) return problem(reply, 404, 'not_found', 'Not Found', refused.detail);
       const declared = Number(request.headers['content-length'] ?? 0);
       if (declared > config.maxBodyBytes) {
         return problem(

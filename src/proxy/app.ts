@@ -75,6 +75,12 @@ export async function buildProxy(config: ProxyConfig, options: ProxyOptions = {}
     forceCloseConnections: true,
   });
   installErrorHandler(app);
+  // An absolute-form request target (`GET http://host/path`, RFC 9112 3.2.2) is for forward proxies,
+  // which this is not; every route here, and the platform behind, expects a path.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith('/'))
+      return reply.code(400).type('text/plain; charset=utf-8').send('The request target must be a path.');
+  });
 
   const platform = new PlatformClient({
     platformBaseUrl: config.platformBaseUrl,

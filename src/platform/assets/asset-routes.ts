@@ -97,7 +97,13 @@ export function thumbnailPending(ctx: PlatformContext, row: { id: number }) {
  */
 export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
-  const guard = createUploadGuard(ctx.config.uploads, ctx.uploadSlots);
+  // A refused upload's body is read and thrown away up to the largest form an upload can be (the
+  // file and 1 MB of fields, as nginx's client_max_body_size), so that its client reads the 429.
+  const guard = createUploadGuard(
+    ctx.config.uploads,
+    ctx.uploadSlots,
+    ctx.config.maxUploadBytes + 1024 * 1024,
+  );
 
   route.post(
     '/v2/core/assets',

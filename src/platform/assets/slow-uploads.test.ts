@@ -50,6 +50,36 @@ function startUpload(platform: TestPlatform, token: string, bodyBytes: number): 
   return { request, answer, closed };
 }
 
+/**
+ * Sends a whole 40 MB upload over a raw connection, reading nothing until the last byte is written
+ * (a client busy writing; on a busy machine or a slow network every client is), then answers the
+ * status line and Retry-After it reads, or the error it meets. 40 MB: more than the machine's
+ * socket buffers take in, so that the platform must read the body for the client to get so far.
+ */
+function writtenWholeThenRead(platform: TestPlatform, token: string): Promise<string> {
+  const bodyBytes = 40 * 1024 * 1024;
+  const { port } = new URL(platform.url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.pause();
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve(`failed: ${error.code}`));
+    socket.on('end', () => {
+      const status = /^HTTP\/1\.1 (\d+)/.exec(answer)?.[1];
+      resolve(`${status} ${/retry-after: (\d+)/i.exec(answer)?.[1]}`);
+    });
+    socket.write(
+      `POST /v2/core/assets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\n` +
+        `Content-Length: ${head.length + bodyBytes + tail.length}\r\nConnection: close\r\n\r\n`,
+    );
+    socket.write(head);
+    socket.write(Buffer.alloc(bodyBytes, 'a'));
+    socket.write(tail, () => socket.resume());
+  });
+}
+
 describe('H8 slow clients', () => {
   let platform: TestPlatform;
   let issuer: string;
@@ -223,5 +253,16 @@ describe('H8 concurrent uploads per user', () => {
     await expect.poll(async () => (await storageState(platform.config)).temporary).toBe(0);
     const results = await Promise.all([upload(issuer, investment), upload(issuer, investment)]);
     expect(results.map((r) => r.status)).toEqual([201, 201]);
+  }, 60_000);
+
+  it('H8 lets a refused upload of any allowed size read its 429 and Retry-After, not a broken connection', async () => {
+    const held = [startUpload(platform, issuer, 1000), startUpload(platform, issuer, 1000)];
+    await expect.poll(() => uploadsUnderWay(platform.config)).toBe(2);
+    const written = await Promise.all(
+      Array.from({ length: 10 }, () => writtenWholeThenRead(platform, issuer)),
+    );
+    expect(written).toEqual(Array(10).fill('429 10'));
+    for (const upload of held) upload.request.destroy();
+    await Promise.all(held.map((upload) => upload.closed));
   }, 60_000);
 });

@@ -24,7 +24,7 @@ export interface UploadLimits {
  * The rate is read from the socket's byte count, so a body is judged by what the client sent,
  * whatever reads it (the multipart reader, or Fastify's JSON parser).
  */
-export function createUploadGuard(limits: UploadLimits, slots: UploadSlots) {
+export function createUploadGuard(limits: UploadLimits, slots: UploadSlots, refusedBodyBytes: number) {
   const signals = new WeakMap<IncomingMessage, AbortSignal>();
 
   const tooSlow = () =>
@@ -51,6 +51,7 @@ export function createUploadGuard(limits: UploadLimits, slots: UploadSlots) {
       });
       const slot = await slots.take(request.caller.userId);
       if (!slot.taken) {
+        const whole = await discardBody(request.raw, refusedBodyBytes, limits);
         // 429 rather than 409: nothing about the resource conflicts, the user is simply doing too
         // much at once, and waiting (Retry-After) is the remedy, as with the other limits.
         throw new ApiError(
@@ -58,7 +59,7 @@ export function createUploadGuard(limits: UploadLimits, slots: UploadSlots) {
           'too_many_uploads',
           `You already have ${slot.running} uploads in progress, the most at once; wait for one to finish.`,
           undefined,
-          { 'retry-after': '10', connection: 'close' },
+          { 'retry-after': '10', ...(whole ? {} : { connection: 'close' }) },
         );
       }
       if (closed) return slot.release();
@@ -102,6 +103,39 @@ export function createUploadGuard(limits: UploadLimits, slots: UploadSlots) {
       return body;
     },
   };
+}
+
+/**
+ * Reads and throws away the body of a refused upload, up to `maxBytes`, and answers whether all of
+ * it was read. A connection closed with its body unread makes the client's kernel drop the answer
+ * it has not read yet: a client still writing (most are, under load) would see EPIPE or a reset,
+ * never the 429 and its Retry-After. A larger body, or one slower than the minimum upload rate, is
+ * left unread and its connection closed after the answer, as before.
+ */
+function discardBody(raw: IncomingMessage, maxBytes: number, limits: UploadLimits): Promise<boolean> {
+  if (raw.complete) return Promise.resolve(true);
+  if (Number(raw.headers['content-length'] ?? 0) > maxBytes) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = (whole: boolean) => {
+      stopWatching();
+      raw.off('data', count);
+      raw.off('end', ended);
+      raw.off('close', cut);
+      if (!whole) raw.pause();
+      resolve(whole);
+    };
+    const count = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > maxBytes) finish(false);
+    };
+    const ended = () => finish(true);
+    const cut = () => finish(false);
+    const stopWatching = watchRate(raw, limits, cut);
+    raw.on('data', count);
+    raw.once('end', ended);
+    raw.once('close', cut);
+  });
 }
 
 /** Calls `onTooSlow` once when a window passes with fewer bytes than the minimum rate asks. */

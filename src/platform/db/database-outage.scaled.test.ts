@@ -51,8 +51,18 @@ async function expectRefusedInTime() {
   expect(await answer.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
 }
 
-/** Back by itself, in the same process: no restart. */
-const servesAgain = () => expect.poll(async () => (await me()).status, { timeout: 20_000 }).toBe(200);
+/** /readyz's answer: its status, and the database's state. */
+const readiness = async () => {
+  const answer = await fetch(`${platform.url}/readyz`);
+  const body = (await answer.json()) as { backends: { database: string } };
+  return `${answer.status} ${body.backends.database}`;
+};
+
+/** Back by itself, in the same process: no restart; ready again for the load balancer. */
+async function servesAgain() {
+  await expect.poll(async () => (await me()).status, { timeout: 20_000 }).toBe(200);
+  await expect.poll(readiness, { timeout: 20_000 }).toBe('200 up');
+}
 
 describe('PostgreSQL unavailable while the platform runs', () => {
   it.each([

@@ -96,6 +96,15 @@ async function expectDegradedAnswers(other: string) {
   expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
   expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
   expect((await fetch(`${platform.url}/v2/core/me`, { headers: bearer(other) })).status).toBe(200);
+
+  // /readyz names Redis as down (within its 1 s cache and 2 s check timeout), and stays 200: the
+  // instance serves, and a load balancer must not take every instance out for it.
+  await expect
+    .poll(async () => {
+      const answer = await fetch(`${platform.url}/readyz`);
+      return [answer.status, ((await answer.json()) as { backends: { redis: string } }).backends.redis];
+    })
+    .toEqual([200, 'down']);
 }
 
 describe('Redis unreachable at a request', () => {

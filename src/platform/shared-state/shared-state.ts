@@ -35,6 +35,8 @@ export interface SharedState {
   runningClaims: RunningClaims;
   /** For `@fastify/rate-limit`: its Redis store, or none (its memory store). */
   rateLimitStore?: { redis: Redis; nameSpace: string; skipOnError: true };
+  /** Throws when Redis does not answer (/readyz); absent without Redis. */
+  reachable?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,9 @@ export async function createSharedState(
       uploadSlots: new RedisUploadSlots(commands, leases, prefix, config.uploads.perUser, log),
       runningClaims: new RedisRunningClaims(leases, prefix, log),
       rateLimitStore: { redis: commands, nameSpace: `${prefix}rate-limit:`, skipOnError: true },
+      async reachable() {
+        await commands.ping();
+      },
       async close() {
         accessTokens.close();
         leases.close();

@@ -65,6 +65,13 @@ async function expectUnavailableInTime(request: () => Promise<Response>) {
   expect(await answer.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
 }
 
+/** /readyz's answer: its status, and the blob store's state. */
+const readiness = async () => {
+  const answer = await fetch(`${platform.url}/readyz`);
+  const body = (await answer.json()) as { backends: { blob_store: string } };
+  return `${answer.status} ${body.backends.blob_store}`;
+};
+
 describe('the bucket unavailable while the platform runs', () => {
   it.each([
     ['refuses connections', () => proxy.cut()],
@@ -73,8 +80,8 @@ describe('the bucket unavailable while the platform runs', () => {
   ])(
     'answers uploads and downloads 503 with Retry-After when the bucket %s, and serves again once it is back',
     async (fault, cause) => {
-      const stored = await uploaded(`before-${fault.replaceAll(" ", "-")}`);
-      const key = `during-${fault.replaceAll(" ", "-")}`;
+      const stored = await uploaded(`before-${fault.replaceAll(' ', '-')}`);
+      const key = `during-${fault.replaceAll(' ', '-')}`;
       await cause();
       try {
         await expectUnavailableInTime(() => upload(key));
@@ -84,6 +91,7 @@ describe('the bucket unavailable while the platform runs', () => {
       }
       // Back by itself; the failed upload's key is free for its retry (no 409).
       await expect.poll(async () => (await download(stored)).status, { timeout: 20_000 }).toBe(200);
+      await expect.poll(readiness, { timeout: 20_000 }).toBe('200 up');
       expect(Buffer.from(await (await download(stored)).arrayBuffer())).toEqual(bytes);
       const retried = await uploaded(key);
       expect((await download(retried)).status).toBe(200);

@@ -46,6 +46,8 @@ export interface BlobStore {
    * whose bytes were stored before then.
    */
   keys(options?: AgeLimit): AsyncIterable<string>;
+  /** Throws when the store cannot be used now: the disk's folder not writable, the bucket not answering (/readyz). */
+  reachable(): Promise<void>;
   /** Bytes left for new files, for the log when the disk is full; undefined where unknown. */
   freeBytes(): Promise<number | undefined>;
   /**

@@ -1,4 +1,5 @@
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, type FileHandle, mkdir, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -249,6 +250,11 @@ export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions =
       if (startedBefore) names = await writtenBefore(tmpDir, names, startedBefore);
       await Promise.all(names.map((name) => rm(join(tmpDir, name), { force: true, recursive: true })));
       return names.length;
+    },
+
+    async reachable() {
+      await prepare();
+      await access(root, constants.W_OK);
     },
 
     async freeBytes() {

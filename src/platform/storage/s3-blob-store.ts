@@ -3,6 +3,7 @@ import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   type S3Client,
@@ -205,6 +206,10 @@ export function createS3BlobStore(
         KeyMarker = page.NextKeyMarker;
         UploadIdMarker = page.NextUploadIdMarker;
       }
+    },
+
+    async reachable() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },
 
     async freeBytes() {
