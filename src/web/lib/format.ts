@@ -53,6 +53,23 @@ export function formatDate(iso: string): string | undefined {
     : new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(date);
 }
 
+/**
+ * When something happened, as a file manager says it: "today 14:32", "yesterday 09:05", "12 Mar
+ * 14:32" this year, "12 Mar 2025" before. Local time, in the browser's language.
+ */
+export function formatWhen(iso: string, now = new Date()): string | undefined {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(date);
+  const startOfDay = (d: Date) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const daysAgo = Math.round((startOfDay(now) - startOfDay(date)) / 86_400_000);
+  if (daysAgo === 0 || daysAgo === 1)
+    return `${new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }).format(-daysAgo, 'day')} ${time}`;
+  if (date.getFullYear() === now.getFullYear())
+    return `${new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' }).format(date)} ${time}`;
+  return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(date);
+}
+
 /** "3 hours ago", "yesterday", "2 days ago": how long ago, in the browser's language. */
 export function formatRelative(iso: string, now = Date.now()): string | undefined {
   const then = new Date(iso).getTime();

@@ -6,7 +6,7 @@ import { hasDraft, useDraft } from '../../../lib/drafts';
 import { ApiError, messageOf } from '../../../lib/platform/errors';
 import type { FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
-import { formatDate, formatSize } from '../../../lib/format';
+import { formatSize, formatWhen } from '../../../lib/format';
 import { previewAddressQuery, useDeleteLater, useLeaveList, useUpdateFile } from '../api/asset-queries';
 import { audienceOf, privacyMatters } from '../audience';
 import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
@@ -129,8 +129,8 @@ function factsOf(file: StoredFile): string[] {
   const facts: string[] = [];
   if (file.size !== undefined) facts.push(formatSize(file.size));
   if (file.width !== undefined && file.height !== undefined) facts.push(`${file.width} × ${file.height} px`);
-  const date = file.uploadedAt ? formatDate(file.uploadedAt) : undefined;
-  if (date) facts.push(`uploaded ${date}`);
+  const when = file.uploadedAt ? formatWhen(file.uploadedAt) : undefined;
+  if (when) facts.push(`uploaded ${when}`);
   return facts;
 }
 
