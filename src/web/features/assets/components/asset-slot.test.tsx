@@ -16,6 +16,7 @@ import {
 import { testServices } from '../../../testing/render';
 import { undoWindowMs } from '../../../lib/deferred-actions';
 import { waitingDeletes } from '../pending-deletes';
+import { doneSummaryMs } from '../upload/use-uploads';
 import { AssetSlot } from './asset-slot';
 
 /** Deletes still waiting, so a test leaves none behind for the next. */
@@ -147,6 +148,18 @@ describe('a slot that holds one file', () => {
     expect(
       await screen.findByText(/^The new file is in place, but deck-1\.pdf could not be removed: /),
     ).toBeTruthy();
+  });
+
+  it('lets a finished upload give way at once, to one line that counts it and then goes', async () => {
+    recordRequests(201);
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    renderSlot([]);
+    await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
+    expect(await screen.findByText('1 file uploaded')).toBeTruthy();
+    expect(screen.queryByRole('list', { name: 'Uploads' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^Dismiss/ })).toBeNull();
+    await act(() => vi.advanceTimersByTimeAsync(doneSummaryMs));
+    expect(screen.queryByText('1 file uploaded')).toBeNull();
   });
 
   it('uses one of several files chosen at once, and says so', async () => {

@@ -23,7 +23,8 @@ function sendingDetails(item: UploadItem): string {
 
 /**
  * The slot's uploads with honest phases: sending with a real percentage, the speed and the time left,
- * processing while the platform works, done (the row then clears itself). Phase changes, not every
+ * processing while the platform works; once done a row gives way to its file's card and to one
+ * fading line, "3 files uploaded". Phase changes, not every
  * percent, are announced through a polite live region. Retry is offered only where it can succeed.
  */
 export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads> }) {
@@ -32,6 +33,12 @@ export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads>
       <div className="visually-hidden" aria-live="polite" role="status">
         {uploads.announcement}
       </div>
+      {uploads.finished > 0 && (
+        // A new key per count restarts the fade when another file finishes.
+        <p key={uploads.finished} className="upload-summary">
+          {uploads.finished === 1 ? '1 file uploaded' : `${uploads.finished} files uploaded`}
+        </p>
+      )}
       {uploads.items.length > 0 && (
         <ul className="upload-list" aria-label="Uploads">
           {uploads.items.map((item) => (

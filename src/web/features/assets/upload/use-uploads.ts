@@ -32,8 +32,11 @@ export interface UploadItem {
  */
 export const uploadLimit = pLimit(3);
 
-/** How long a finished upload's row stays before it clears itself (the file's card is there now). */
-export const doneRowMs = 6_000;
+/**
+ * How long "3 files uploaded" stays after the last upload of a run finished (it fades meanwhile); a
+ * finished upload's own row goes at once, its card taking its place.
+ */
+export const doneSummaryMs = 6_000;
 
 /** Statuses after which the same upload can succeed later: busy, slow, or briefly unavailable. */
 const retryableStatuses = new Set([408, 409, 425, 429, 502, 503, 504]);
@@ -79,15 +82,26 @@ export function useUploads(target: {
   }, []);
   const dismiss = useCallback((id: string) => setItems((all) => all.filter((i) => i.id !== id)), []);
 
-  /** A finished row clears itself, unless the person is on it (focus would fall to the page's top). */
-  const clearLater = useCallback(
+  // Finished uploads of the current run, for the one summary line that replaces their rows.
+  const [finished, setFinished] = useState(0);
+  const summaryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(summaryTimer.current), []);
+
+  /**
+   * A finished row goes at once, counted in the summary line, unless the person is on it (focus would
+   * fall to the page's top): then it waits until they have moved on.
+   */
+  const clearDone = useCallback(
     (id: string) => {
       const clear = () => {
         if (document.getElementById(`upload-${id}`)?.contains(document.activeElement))
-          setTimeout(clear, doneRowMs);
+          setTimeout(clear, doneSummaryMs);
         else dismiss(id);
       };
-      setTimeout(clear, doneRowMs);
+      clear();
+      setFinished((count) => count + 1);
+      clearTimeout(summaryTimer.current);
+      summaryTimer.current = setTimeout(() => setFinished(0), doneSummaryMs);
     },
     [dismiss],
   );
@@ -130,8 +144,8 @@ export function useUploads(target: {
         });
         update(item.id, { phase: 'done', sent: item.file.size, total: item.file.size });
         setAnnouncement(`${name}: uploaded`);
-        clearLater(item.id);
         targetRef.current.onUploaded(uploaded, item);
+        clearDone(item.id);
       } catch (error) {
         if (error instanceof ApiError && error.status === 403) targetRef.current.onForbidden();
         if (error instanceof DOMException && error.name === 'AbortError') {
@@ -146,7 +160,7 @@ export function useUploads(target: {
         controllers.current.delete(item.id);
       }
     },
-    [platform, update, clearLater],
+    [platform, update, clearDone],
   );
 
   const start = useCallback(
@@ -177,5 +191,5 @@ export function useUploads(target: {
 
   const cancel = useCallback((id: string) => controllers.current.get(id)?.abort(), []);
 
-  return { items, announcement, start, retry, cancel, dismiss };
+  return { items, finished, announcement, start, retry, cancel, dismiss };
 }
