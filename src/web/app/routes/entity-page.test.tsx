@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { focusManager } from '@tanstack/react-query';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -523,5 +523,80 @@ describe('a page that another tab or person changed meanwhile', () => {
       vi.useRealTimers();
       focusManager.setFocused(undefined);
     }
+  });
+});
+
+describe('a file dropped anywhere on the page', () => {
+  /** Drops files on an element as a browser does: a drag carrying files, then the drop. */
+  function dropOn(target: Element, files: File[]) {
+    const dataTransfer = { files, types: ['Files'], items: [], dropEffect: 'copy' };
+    fireEvent.dragEnter(target, { dataTransfer });
+    fireEvent.dragOver(target, { dataTransfer });
+    fireEvent.drop(target, { dataTransfer });
+  }
+  const pdf = (name: string) => new File(['%PDF-1.7 x'], name, { type: 'application/pdf' });
+
+  it('asks which slot when it fits several, then uploads it there', async () => {
+    pagedProduct([]);
+    const created: string[] = [];
+    server.use(
+      http.post(api('/v2/core/assets'), async ({ request }) => {
+        const form = await request.formData();
+        created.push(String(form.get('file_type')));
+        return HttpResponse.json(
+          { asset: specAsset({ id: 90, name: 'deck.pdf', file_type: String(form.get('file_type')) }) },
+          { status: 201 },
+        );
+      }),
+    );
+    const user = userEvent.setup();
+    renderRoutes(routes, '/products/7');
+    // Empty slots take one line each; their rules are folded away.
+    const decks = await screen.findByRole('region', { name: 'Pitch deck' });
+    expect(within(decks).getByText('No pitch deck yet')).toBeTruthy();
+    expect(within(decks).getByText('What it takes')).toBeTruthy();
+
+    dropOn(screen.getByRole('heading', { level: 1 }).parentElement!.querySelector('.page-drop')!, [
+      pdf('deck.pdf'),
+    ]);
+    const dialog = await screen.findByRole('dialog', { name: 'Where does deck.pdf go?' });
+    // The slots that take a PDF, in the page's order; the images' slots are not offered.
+    expect(
+      within(dialog)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Pitch deck', 'One-page teaser', 'Business plan', 'Charter document', 'Cancel']);
+    await user.click(within(dialog).getByRole('button', { name: 'Pitch deck' }));
+    await waitFor(() => expect(created).toEqual(['pitch_deck']));
+  });
+
+  it('refuses in words a file that fits no slot, and sends nothing', async () => {
+    pagedProduct([]);
+    renderRoutes(routes, '/products/7');
+    await screen.findByRole('region', { name: 'Pitch deck' });
+    dropOn(document.querySelector('.page-drop')!, [
+      new File(['MZ'], 'setup.exe', { type: 'application/x-msdownload' }),
+    ]);
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'setup.exe fits none of the slots of this product.',
+    );
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('takes nothing on a page the person may only look at', async () => {
+    pagedProduct([charter(5)]);
+    server.use(
+      http.get(api('/v2/core/me'), () =>
+        HttpResponse.json({
+          user: { id: 2, email: 'ivy@x.test', name: 'Ivy', role: 'investor' },
+          entities: [],
+        }),
+      ),
+    );
+    renderRoutes(routes, '/products/7');
+    await screen.findByRole('heading', { level: 1, name: 'Product · view only Solar' });
+    dropOn(document.querySelector('.page-drop')!, [pdf('deck.pdf')]);
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { fileTypesFor, slotHint } from '../../../shared/assets/file-types';
 import { focusCard } from '../../features/assets/components/asset-card';
 import { AssetSlot } from '../../features/assets/components/asset-slot';
+import { PageDrop } from '../../features/assets/components/page-drop';
 import {
   accountQuery,
   entityKeys,
@@ -153,22 +154,24 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
       {!listed && uploadedHere.isPending && <Loading label="Loading the files uploaded from this browser…" />}
       {/* Someone who can only look is shown what there is: no rules, no empty slots. */}
       {!canEdit && listed && slots.length === 0 && <p className="empty">Nothing shared yet.</p>}
-      <div className="slots">
-        {slots.map((fileType) => (
-          <AssetSlot
-            key={fileType.fileType}
-            entity={ref}
-            fileType={fileType}
-            files={files.filter((f) => f.fileType === fileType.fileType)}
-            listKey={listKey}
-            canEdit={canEdit}
-            onForbidden={onForbidden}
-            need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
-            keptAs={keptAs}
-            sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
-          />
-        ))}
-      </div>
+      <PageDrop what={label.toLowerCase()} enabled={canEdit}>
+        <div className="slots">
+          {slots.map((fileType) => (
+            <AssetSlot
+              key={fileType.fileType}
+              entity={ref}
+              fileType={fileType}
+              files={files.filter((f) => f.fileType === fileType.fileType)}
+              listKey={listKey}
+              canEdit={canEdit}
+              onForbidden={onForbidden}
+              need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
+              keptAs={keptAs}
+              sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
+            />
+          ))}
+        </div>
+      </PageDrop>
       {listed && (
         <MoreFiles
           files={files}

@@ -14,6 +14,7 @@ import { useDeleteLater } from '../api/asset-queries';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { privacyWarnings } from '../privacy-warnings';
 import { inUseAndEarlier } from '../single-file';
+import { useSlotTarget } from '../slot-targets';
 import { useUploads, type UploadItem } from '../upload/use-uploads';
 import { AssetCard } from './asset-card';
 import { DeleteNotices } from './delete-notices';
@@ -183,6 +184,8 @@ export function AssetSlot({
     }
   }
 
+  useSlotTarget({ fileType, accept: (files) => void accept(files) }, canEdit);
+
   /** `undefined`: not uploaded (cancelled); `null`: the whole image. */
   function finishCrop(crop: Crop | null | undefined) {
     if (!current) return;
@@ -204,8 +207,11 @@ export function AssetSlot({
     setToCrop([]);
   }
 
+  // An empty slot takes one line ("No pitch deck yet · Choose a file"), its rules folded away: the
+  // page-wide drop target (page-drop.tsx) stands in for its drop area.
+  const compact = canEdit && shown.length === 0 && earlier.length === 0 && !sides;
   return (
-    <section className="slot card" aria-labelledby={headingId}>
+    <section className={compact ? 'slot card slot-empty' : 'slot card'} aria-labelledby={headingId}>
       <div className="slot-head">
         {/* Focusable from script only: where focus goes when nothing nearer is left (a last delete). */}
         <h2 id={headingId} tabIndex={-1}>
@@ -213,7 +219,7 @@ export function AssetSlot({
         </h2>
         {need && <p className="slot-need">{need}</p>}
         {/* Its rules are for whoever may upload here. */}
-        {canEdit && <p className="hint">{slotHint(fileType)}</p>}
+        {canEdit && !compact && <p className="hint">{slotHint(fileType)}</p>}
       </div>
 
       {shown.length > 0 ? (
@@ -231,7 +237,7 @@ export function AssetSlot({
           ))}
         </ul>
       ) : (
-        <p className="empty-slot">No {fileType.label.toLowerCase()} yet.</p>
+        <p className="empty-slot">No {fileType.label.toLowerCase()} yet</p>
       )}
       {earlier.length > 0 && (
         <div className="earlier-files">
@@ -276,15 +282,26 @@ export function AssetSlot({
               ))}
             </fieldset>
           )}
-          <Suspense fallback={<DropAreaPlaceholder fileType={fileType} choose={chooseWords} />}>
+          <Suspense
+            fallback={<DropAreaPlaceholder fileType={fileType} choose={chooseWords} compact={compact} />}
+          >
             <FileDrop
               fileType={fileType}
               label={fileType.label}
               choose={chooseWords}
               multiple={!single}
+              compact={compact}
               onFiles={(files) => void accept(files)}
             />
           </Suspense>
+          {compact && (
+            <details className="slot-rules">
+              <summary>
+                What it takes<span className="visually-hidden"> ({fileType.label})</span>
+              </summary>
+              <p className="hint">{slotHint(fileType)}</p>
+            </details>
+          )}
           {refusals.length > 0 && (
             <ul className="refusals" role="alert">
               {refusals.map((reason) => (

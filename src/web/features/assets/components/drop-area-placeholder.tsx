@@ -21,11 +21,19 @@ export const dropHint = (fileType: FileTypeInfo, touchOnly = isTouchOnly()) =>
  * same boxes and words, so that nothing on the page moves when the real one arrives (performance.md
  * W4, layout shift). Nothing here can be used yet: screen readers hear that it is loading.
  */
-export function DropAreaPlaceholder({ fileType, choose }: { fileType: FileTypeInfo; choose: string }) {
-  const hint = dropHint(fileType);
+export function DropAreaPlaceholder({
+  fileType,
+  choose,
+  compact = false,
+}: {
+  fileType: FileTypeInfo;
+  choose: string;
+  compact?: boolean;
+}) {
+  const hint = compact ? '' : dropHint(fileType);
   return (
     <div className="drop-area-group" aria-busy="true">
-      <div className="drop-area">
+      <div className={compact ? 'drop-area compact' : 'drop-area'}>
         <span className="visually-hidden">Loading the upload area…</span>
         <span className="button" aria-hidden="true">
           {choose}

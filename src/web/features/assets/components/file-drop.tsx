@@ -19,6 +19,7 @@ export default function FileDrop({
   label,
   choose,
   multiple,
+  compact = false,
   onFiles,
 }: {
   fileType: FileTypeInfo;
@@ -26,6 +27,8 @@ export default function FileDrop({
   /** The button's words: "Choose a file", or "Replace" where the slot holds one file and has it. */
   choose: string;
   multiple: boolean;
+  /** An empty slot's one line: the button alone, no box and no hint (the page takes drops). */
+  compact?: boolean;
   onFiles: (files: File[]) => void;
 }) {
   // The drop area is not a button itself (a button may not contain the file input); a real button
@@ -34,15 +37,17 @@ export default function FileDrop({
     multiple,
     noClick: true,
     noKeyboard: true,
+    // A drop here is this slot's alone: the page-wide drop target around it must not take it too.
+    noDragEventsBubbling: true,
     onDrop: (accepted, rejected) => onFiles([...accepted, ...rejected.map((r) => r.file)]),
   });
   const image = fileType.documentType === 'image';
-  const hint = dropHint(fileType);
+  const hint = compact ? '' : dropHint(fileType);
   return (
     <div className="drop-area-group">
       <div
         {...getRootProps({
-          className: isDragActive ? 'drop-area active' : 'drop-area',
+          className: ['drop-area', compact && 'compact', isDragActive && 'active'].filter(Boolean).join(' '),
           onPaste: (event) => {
             const files = Array.from(event.clipboardData.files);
             if (files.length > 0) {
