@@ -85,7 +85,7 @@ describe('an etag field in every Asset', () => {
       ),
     });
     expect(response.status).toBe(201);
-    // A letter alone does not complete it: the admins list it among those still needing documents.
+    // The demo investor's accreditation waits for the rest of its documents: it is in that list.
     const queue = (await (await api('/v2/core/accreditations?status=documents_needed', admin)).json()) as {
       accreditations: { id: number; assets: Asset[] }[];
     };

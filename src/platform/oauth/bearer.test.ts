@@ -82,7 +82,7 @@ describe('GET /v2/core/me', () => {
       'IndicationOfInterest',
       'User',
     ]);
-    // Only an accreditation has a review status; the demo one still waits for its documents.
+    // Only an accreditation has a review status; the demo one waits for its investor's documents.
     expect(investor.entities.map((e) => [e.type, e.status]).sort()).toEqual([
       ['Accreditation', 'documents_needed'],
       ['IndicationOfInterest', undefined],
