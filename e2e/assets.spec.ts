@@ -401,3 +401,29 @@ test('P10: names with HTML or script in them show as text and run nothing', asyn
   expect(alerts).toEqual([]);
   await investorContext.close();
 });
+
+test('a failed upload keeps its Retry through a reload: the file is kept in the browser, not chosen again', async ({
+  page,
+}) => {
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/2');
+  // The platform cannot be reached for this upload.
+  await page.route(`${platformUrl}/v2/core/assets`, (route) =>
+    route.request().method() === 'POST' ? route.abort('connectionrefused') : route.continue(),
+  );
+  const plans = slot(page, 'Business plan');
+  await plans.getByTestId('input-business_plan').setInputFiles(csvFile('kept-plan.csv'));
+  await expect(plans.getByText('Failed', { exact: true })).toBeVisible();
+
+  // The page ends (as it does for a sign-in) and comes back: the upload is still there to retry.
+  await page.unroute(`${platformUrl}/v2/core/assets`);
+  await page.reload();
+  const again = slot(page, 'Business plan');
+  await expect(again.getByText('Failed', { exact: true })).toBeVisible();
+  await again.getByRole('button', { name: 'Retry kept-plan.csv' }).click();
+  await expect(card(again, 'kept-plan.csv')).toBeVisible();
+  // Sent once, and no longer kept: another reload shows the file and no upload row.
+  await page.reload();
+  await expect(card(slot(page, 'Business plan'), 'kept-plan.csv')).toHaveCount(1);
+  await expect(slot(page, 'Business plan').getByRole('list', { name: 'Uploads' })).toHaveCount(0);
+});

@@ -1,9 +1,11 @@
 import type { AssetableType } from '../../shared/api/assetable';
+import { keptUploads } from './kept-uploads';
 
 /**
  * What this browser remembers for the person signed in, for platforms that do not say it themselves:
  * the entities they opened lately (when there is no `/me` to list what they own) and the files they
- * uploaded from here (when an entity does not list its files). Kept in localStorage so it survives the
+ * uploaded from here (when an entity does not list its files), and uploads that failed and can still be
+ * sent (kept-uploads.ts, with their files). Kept in localStorage so it survives the
  * tab; cleared on sign-out, and when the platform names a different user than the one it was kept for.
  */
 
@@ -49,8 +51,12 @@ const same = (a: { type: string; id: number }, b: { type: string; id: number }) 
 export function keepFor(userId: number): void {
   const memory = read();
   if (memory.owner === userId) return;
+  if (memory.owner !== null) void keptUploads.clear();
   write({ ...(memory.owner === null ? memory : empty()), owner: userId });
 }
+
+/** Whom this browser's memory is kept for, when the platform said. */
+export const keptForUser = (): number | null => read().owner;
 
 export function rememberOpened(entity: OpenedEntity): void {
   const memory = read();
@@ -79,5 +85,6 @@ export function forgetUploads(fileIds: number[]): void {
 }
 
 export function forgetEverything(): void {
+  void keptUploads.clear();
   localStorage.removeItem(storageKey);
 }

@@ -1,15 +1,18 @@
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+import { keptUploads } from '../lib/kept-uploads';
 
 // Lazily loaded parts (the drop area) take a while to arrive the first time on a busy machine: waits
 // for what a person would see get ten seconds, not Testing Library's one.
 configure({ asyncUtilTimeout: 10_000 });
 
-// Each test starts with an empty page and empty browser storage, as a fresh tab would.
-afterEach(() => {
+// Each test starts with an empty page and empty browser storage, as a fresh tab would (the uploads
+// kept through a page's end included: jsdom has no IndexedDB, so they live in this module).
+afterEach(async () => {
   cleanup();
   localStorage.clear();
   sessionStorage.clear();
+  await keptUploads.clear();
 });
 
 // jsdom has <dialog> but not its modal methods (jsdom 26). What the app's Dialog needs of them: open

@@ -106,4 +106,48 @@ describe('uploads from one page', () => {
     expect(result.current.items[0]?.error).toBe('You do not have permission to do this.');
     expect(forbidden).toBe(1);
   });
+
+  it('keeps a failed upload, its file and its key, through the end of the page: Retry then sends it once', async () => {
+    let down = true;
+    const keys: (string | null)[] = [];
+    server.use(
+      http.post(`${platformUrl}/v2/core/assets`, ({ request }) => {
+        keys.push(request.headers.get('Idempotency-Key'));
+        return down
+          ? HttpResponse.json({}, { status: 503 })
+          : HttpResponse.json({ asset: specAsset({ id: 77, name: 'kept.pdf' }) }, { status: 201 });
+      }),
+    );
+    const slot = () =>
+      useUploads({
+        entity: { type: 'Product', id: 7 },
+        fileType: 'pitch_deck',
+        onUploaded: () => undefined,
+        onForbidden: () => undefined,
+      });
+    const first = renderHookWith(slot);
+    const chosen = new File(['%PDF kept'], 'kept.pdf');
+    act(() => void first.result.current.start(chosen, { private: false, meta: {} }));
+    await waitFor(() => expect(first.result.current.items[0]?.phase).toBe('failed'));
+    // The page ends (a sign-in after the session ended, or a reload) and the slot is drawn again.
+    first.unmount();
+    const again = renderHookWith(slot);
+    await waitFor(() => expect(again.result.current.items).toHaveLength(1));
+    const restored = again.result.current.items[0]!;
+    expect(restored).toMatchObject({ phase: 'failed', retryable: true });
+    // The file itself, not only its name: nothing to choose again.
+    expect(restored.file).toBe(chosen);
+
+    down = false;
+    act(() => again.result.current.retry(restored.id));
+    await waitFor(() => expect(again.result.current.finished).toBe(1));
+    // One key for both attempts: the platform makes one file at most.
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    // Sent: nothing is kept any more.
+    again.unmount();
+    const later = renderHookWith(slot);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(later.result.current.items).toEqual([]);
+  });
 });

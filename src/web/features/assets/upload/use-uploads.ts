@@ -3,6 +3,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { describeAccepts, findFileType } from '../../../../shared/assets/file-types';
 import { ApiError, messageOf, SessionEnded } from '../../../lib/platform/errors';
 import type { EntityRef, StoredFile, Uploaded } from '../../../lib/platform/model';
+import { keptForUser } from '../../../lib/browser-memory';
+import { keptUploads } from '../../../lib/kept-uploads';
 import { useServices } from '../../../lib/services';
 
 export type UploadPhase = 'waiting' | 'sending' | 'processing' | 'done' | 'failed' | 'cancelled';
@@ -54,8 +56,14 @@ function failureOf(error: unknown, file: File, fileType: string): { message: str
     if (error.status === 413) return { message: `${file.name} is too large for this slot.`, retryable };
     return { message: messageOf(error), retryable };
   }
-  // Network trouble can pass; an ended session is taken up by the page's "sign in again".
-  return { message: messageOf(error), retryable: !(error instanceof SessionEnded) };
+  // Network trouble can pass; after an ended session, signing in again lets Retry send it (the
+  // upload is kept through the sign-in: kept-uploads.ts).
+  if (error instanceof SessionEnded)
+    return {
+      message: `${file.name} was not sent: your session ended. Sign in again, then Retry.`,
+      retryable: true,
+    };
+  return { message: messageOf(error), retryable: true };
 }
 
 /** The uploads of one slot: start, follow, cancel, retry. */
@@ -80,7 +88,43 @@ export function useUploads(target: {
   const update = useCallback((id: string, change: Partial<UploadItem>) => {
     setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
   }, []);
-  const dismiss = useCallback((id: string) => setItems((all) => all.filter((i) => i.id !== id)), []);
+  const dismiss = useCallback((id: string) => {
+    setItems((all) => all.filter((i) => i.id !== id));
+    void keptUploads.drop(id);
+  }, []);
+
+  // Uploads of this slot that failed before the page last ended (a sign-in, a reload): back with
+  // their Retry, the file and its key kept.
+  const { type: entityType, id: entityId } = target.entity;
+  const slotFileType = target.fileType;
+  useEffect(() => {
+    let current = true;
+    void keptUploads.of({ type: entityType, id: entityId }, slotFileType).then((kept) => {
+      const owner = keptForUser();
+      const mine = kept.filter((upload) => upload.owner === null || owner === null || upload.owner === owner);
+      if (!current || mine.length === 0) return;
+      setItems((all) => [
+        ...mine
+          .filter((upload) => !all.some((item) => item.id === upload.id))
+          .map((upload) => ({
+            id: upload.id,
+            file: upload.file,
+            private: upload.private,
+            meta: upload.meta,
+            idempotencyKey: upload.idempotencyKey,
+            phase: 'failed' as const,
+            sent: 0,
+            total: upload.file.size,
+            error: upload.error,
+            retryable: true,
+          })),
+        ...all,
+      ]);
+    });
+    return () => {
+      current = false;
+    };
+  }, [entityType, entityId, slotFileType]);
 
   // Finished uploads of the current run, for the one summary line that replaces their rows.
   const [finished, setFinished] = useState(0);
@@ -143,6 +187,7 @@ export function useUploads(target: {
           );
         });
         update(item.id, { phase: 'done', sent: item.file.size, total: item.file.size });
+        void keptUploads.drop(item.id);
         setAnnouncement(`${name}: uploaded`);
         targetRef.current.onUploaded(uploaded, item);
         clearDone(item.id);
@@ -152,9 +197,24 @@ export function useUploads(target: {
           update(item.id, { phase: 'cancelled', retryable: true });
           setAnnouncement(`${name}: upload cancelled`);
         } else {
-          const { message, retryable } = failureOf(error, item.file, targetRef.current.fileType);
+          const { entity, fileType } = targetRef.current;
+          const { message, retryable } = failureOf(error, item.file, fileType);
           update(item.id, { phase: 'failed', error: message, retryable });
           setAnnouncement(`${name} failed: ${message}`);
+          if (retryable) {
+            const { id, file, idempotencyKey } = item;
+            void keptUploads.keep({
+              id,
+              entity,
+              fileType,
+              private: item.private,
+              meta: item.meta,
+              idempotencyKey,
+              file,
+              error: message,
+              owner: keptForUser(),
+            });
+          }
         }
       } finally {
         controllers.current.delete(item.id);
