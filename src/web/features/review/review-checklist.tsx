@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { ApiError, messageOf } from '../../lib/platform/errors';
 import type { RequirementKind, Review } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
@@ -48,6 +48,9 @@ export function ReviewChecklist({
     mutationFn: (onLicence: boolean) => platform.setAddressOnLicence(accreditationId, onLicence, options),
     onSettled: onChanged,
   });
+  // The answer shows at the click; the platform's takes over once the accreditation is read again
+  // (the mutation's onSettled waits for that read).
+  const [ticked, setTicked] = useState<boolean | null>(null);
   const { requirements } = review;
   const unmet = requirements.filter((r) => !r.met);
   const refused = refusals(send.error);
@@ -73,9 +76,13 @@ export function ReviewChecklist({
           <label className="check">
             <input
               type="checkbox"
-              checked={review.addressOnLicence === false}
+              checked={ticked ?? review.addressOnLicence === false}
               disabled={address.isPending}
-              onChange={(event) => address.mutate(!event.target.checked)}
+              onChange={(event) => {
+                const lacksAddress = event.target.checked;
+                setTicked(lacksAddress);
+                address.mutate(!lacksAddress, { onSettled: () => setTicked(null) });
+              }}
             />{' '}
             My licence does not show my current address
           </label>
