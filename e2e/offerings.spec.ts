@@ -138,7 +138,36 @@ test('the start page says where the investor’s accreditation stands, and what 
   browser,
 }) => {
   test.setTimeout(120_000);
-  // An admin rejects the demo accreditation, whatever an earlier test left it as.
+  // The investor uploads what the demo accreditation needs and sends it for review, whatever an
+  // earlier test left it as (a new file reopens a decided one); then an admin rejects it.
+  const ivy = await signedIn(browser, 'investor@demo.test');
+  const documents = [
+    { file_type: 'letter_of_accreditation', meta: {}, file: multiPagePdf('letter.pdf', ['Accredited']) },
+    { file_type: 'drivers_license', meta: { side: 'both' }, file: await quadrantsPng('licence.png') },
+  ];
+  for (const { file_type, meta, file } of documents) {
+    const uploaded = await ivy.call((authorization) =>
+      ivy.page.request.post(`${platformUrl}/v2/core/assets`, {
+        headers: { authorization },
+        multipart: {
+          file_type,
+          assetable_type: 'Accreditation',
+          assetable_id: '1',
+          meta: JSON.stringify(meta),
+          file,
+        },
+      }),
+    );
+    expect(uploaded.status(), await uploaded.text()).toBe(201);
+  }
+  const sent = await ivy.call((authorization) =>
+    ivy.page.request.put(`${platformUrl}/v2/core/accreditations/1`, {
+      headers: { authorization },
+      data: { accreditation: { status: 'pending' } },
+    }),
+  );
+  expect(sent.status(), await sent.text()).toBe(200);
+  await ivy.close();
   const admin = await signedIn(browser, 'admin@demo.test');
   const note = 'The letter is not signed. Upload a signed copy.';
   const decided = await admin.call((authorization) =>

@@ -39,6 +39,7 @@ export function ReviewChecklist({
   const { platform } = useServices();
   const titleId = useId();
   const whyId = useId();
+  const addressHintId = useId();
   const options = review.etag ? { etag: review.etag } : {};
   const send = useMutation({
     mutationFn: () => platform.sendForReview(accreditationId, options),
@@ -55,6 +56,7 @@ export function ReviewChecklist({
   const unmet = requirements.filter((r) => !r.met);
   const refused = refusals(send.error);
   const sendable = review.status === 'documents_needed';
+  const waiting = review.status === 'pending';
   return (
     <section className="card checklist" aria-labelledby={titleId}>
       <h2 id={titleId}>{canEdit ? 'What your accreditation needs' : 'What this accreditation needs'}</h2>
@@ -77,7 +79,9 @@ export function ReviewChecklist({
             <input
               type="checkbox"
               checked={ticked ?? review.addressOnLicence === false}
-              disabled={address.isPending}
+              // While it waits for a decision what it needs is fixed (the platform refuses: 409).
+              disabled={address.isPending || waiting}
+              aria-describedby={addressHintId}
               onChange={(event) => {
                 const lacksAddress = event.target.checked;
                 setTicked(lacksAddress);
@@ -86,7 +90,11 @@ export function ReviewChecklist({
             />{' '}
             My licence does not show my current address
           </label>
-          <p className="hint">Then a utility bill in your name shows where you live.</p>
+          <p className="hint" id={addressHintId}>
+            {waiting
+              ? 'This cannot change while your accreditation waits for review.'
+              : 'Then a utility bill in your name shows where you live.'}
+          </p>
           {address.error && (
             <p className="field-error" role="alert">
               Your answer was not saved: {messageOf(address.error)}
