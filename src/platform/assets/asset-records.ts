@@ -8,7 +8,7 @@ import {
   updateAssetAtVersion,
 } from '../db/repositories/assets';
 import type { AssetRow } from '../db/schema';
-import { recordAccreditationFileChange } from '../entities/accreditations';
+import { checkNotRetained, recordAccreditationFileChange } from '../entities/accreditations';
 import type { UpdateBody } from './asset-input';
 
 /** The Asset of spec 2.2 as the API answers it, with our additions (size, content type, pixels, times). */
@@ -64,7 +64,8 @@ export async function updateAssetRow(
 /**
  * Deletes an asset's row and its thumbnail's, and records it, in one transaction; answers the blob
  * keys to remove afterwards, or undefined when the row was already gone or, with `expectedVersion`
- * (an If-Match), has changed since: then nothing is deleted or recorded.
+ * (an If-Match), has changed since: then nothing is deleted or recorded. A file a decision was made
+ * on is refused (409 `retained`) here too, for a decision recorded since the route checked.
  */
 export async function deleteAssetRows(
   ctx: PlatformContext,
@@ -73,6 +74,7 @@ export async function deleteAssetRows(
   expectedVersion?: number,
 ): Promise<string[] | undefined> {
   return ctx.db.transaction().execute(async (trx) => {
+    await checkNotRetained(trx, row.id);
     const thumbnailKeys = await thumbnailBlobKeys(trx, row.id);
     if (!(await deleteAsset(trx, row.id, expectedVersion))) return undefined;
     await deleteThumbnailsOf(trx, row.id);

@@ -446,7 +446,13 @@ describe('OpenAPI', () => {
     expect(statuses('/v2/core/assets/{id}', 'put')).toEqual(
       expect.arrayContaining(['200', '403', '404', '412', '415', '422']),
     );
-    expect(statuses('/v2/core/assets/{id}', 'delete')).toEqual(expect.arrayContaining(['204', '403', '404']));
+    // 409: a file a decision was made on is retained.
+    expect(statuses('/v2/core/assets/{id}', 'delete')).toEqual(
+      expect.arrayContaining(['204', '403', '404', '409', '412']),
+    );
+    expect(statuses('/v2/core/accreditations/{id}', 'put')).toEqual(
+      expect.arrayContaining(['200', '403', '404', '409', '412', '422']),
+    );
     expect(statuses('/v2/core/assets/{id}/download_url', 'get')).toEqual(
       expect.arrayContaining(['200', '404']),
     );

@@ -38,19 +38,27 @@ const requireAdmin = (request: FastifyRequest) => {
 };
 
 /**
- * Who a `PUT /v2/core/accreditations/:id` is for, from what it sends: a decision (admins), or the
- * owner's send for review and answer about the address. Both at once is no request anyone makes.
+ * Whose a `PUT /v2/core/accreditations/:id` is, from what it sends: a decision (`status` approved
+ * or rejected, `reason`, `note`) is an admin's, "Send for review" (`status: "pending"`) and the
+ * answer about the address are the owner's. Anyone sending the other side's fields is refused (403);
+ * both sides in one request (only an admin who owns the accreditation could) or neither is a 422.
  */
-function updateKind(update: AccreditationUpdate): 'decision' | 'owner' {
-  const decides = update.status === 'approved' || update.status === 'rejected';
-  const owners = update.status === 'pending' || update.address_on_licence !== undefined;
-  if (decides || ((update.reason !== undefined || update.note !== undefined) && !owners)) return 'decision';
-  if (owners && update.reason === undefined && update.note === undefined) return 'owner';
+function updateKind(update: AccreditationUpdate, caller: Caller, owns: boolean): 'decision' | 'owner' {
+  const decides =
+    update.status === 'approved' ||
+    update.status === 'rejected' ||
+    update.reason !== undefined ||
+    update.note !== undefined;
+  const answers = update.status === 'pending' || update.address_on_licence !== undefined;
+  if (decides && !isAdmin(caller)) throw forbidden('Only admins decide on accreditations.');
+  if (answers && !owns)
+    throw forbidden('Only its investor sends an accreditation for review or changes its answers.');
+  if (decides !== answers) return decides ? 'decision' : 'owner';
   throw validationFailed([
     {
       field: 'accreditation',
-      message: owners
-        ? 'a reason or note goes with a decision only'
+      message: decides
+        ? "send a decision and the investor's answers in separate requests"
         : 'say what to change: status, or address_on_licence',
     },
   ]);
@@ -139,16 +147,13 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       const update = request.body.accreditation;
       const ifMatch = request.headers['if-match'];
       let accreditation;
-      if (updateKind(update) === 'decision') {
-        requireAdmin(request);
+      if (updateKind(update, caller, owns) === 'decision') {
         const { status } = update;
         if (status !== 'approved' && status !== 'rejected')
           throw validationFailed([{ field: 'accreditation.status', message: 'say approved or rejected' }]);
         const decision = decisionOf({ ...update, status });
         accreditation = await decide(ctx.db, entity.id, decision, caller.userId, ctx.clock(), ifMatch);
       } else {
-        if (!owns)
-          throw forbidden('Only its investor sends an accreditation for review or changes its answers.');
         if (caller.scope !== 'full') throw insufficientScope('full');
         accreditation = await updateAsOwner(
           ctx.db,

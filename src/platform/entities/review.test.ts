@@ -312,7 +312,14 @@ describe('Send for review', () => {
     const id = await newAccreditation('Not the admin’s', false);
     await problem(await sendForReview(id, admin), 403);
     await problem(await update(id, { address_on_licence: false }, admin), 403);
+    // Not even with a decision beside it.
+    await problem(await update(id, { status: 'approved', address_on_licence: false }, admin), 403);
     expect(await read(id)).toMatchObject({ status: 'documents_needed', address_on_licence: true });
+    // Nothing to change, or a field the contract does not have, is no request.
+    expect((await problem(await update(id, {}), 422)).errors!.map((e) => e.field)).toEqual(['accreditation']);
+    expect((await problem(await update(id, { status: 'pending', colour: 'red' }), 422)).code).toBe(
+      'validation_failed',
+    );
   });
 });
 
@@ -466,6 +473,7 @@ describe('a decision', () => {
     const id = await newAccreditation();
     await problem(await decide(id, { status: 'approved' }, investor), 403);
     await problem(await decide(id, { status: 'rejected', reason: 'other', note: 'x' }, investor), 403);
+    await problem(await update(id, { status: 'pending', note: 'Please hurry.' }), 403);
     expect((await read(id)).status).toBe('pending');
   });
 

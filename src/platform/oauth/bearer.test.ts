@@ -82,9 +82,9 @@ describe('GET /v2/core/me', () => {
       'IndicationOfInterest',
       'User',
     ]);
-    // Only an accreditation has a review status; the demo one waits for its first decision.
+    // Only an accreditation has a review status; the demo one waits for its investor's documents.
     expect(investor.entities.map((e) => [e.type, e.status]).sort()).toEqual([
-      ['Accreditation', 'pending'],
+      ['Accreditation', 'documents_needed'],
       ['IndicationOfInterest', undefined],
       ['User', undefined],
     ]);
