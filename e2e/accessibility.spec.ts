@@ -1,7 +1,8 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
-import { multiPagePdf, quadrantsPng } from './support/files';
+import { quadrantsPng } from './support/files';
+import { sendForReview } from './support/accreditation';
 import { cropAndSend } from './support/page-parts';
 
 /** Every page in both colour schemes, on a 360 px phone and a desktop (web-app.md Quality bar). */
@@ -128,17 +129,14 @@ test('the admin’s review queue, the viewer beside the decision, and the decide
   page,
   browser,
 }) => {
-  // An investor with a letter waiting, so that the queue has a document to open.
+  // An investor whose documents wait for review, so that the queue has a document to open.
   const newcomer = addUser('investor', `Axel Checker ${Date.now()}`);
   const accreditation = newcomer.accreditation!;
   const investorContext = await browser.newContext();
   const investor = await investorContext.newPage();
   await signIn(investor, newcomer.email, newcomer.password);
   await investor.getByRole('link', { name: accreditation.name }).click();
-  await investor
-    .getByTestId('input-letter_of_accreditation')
-    .setInputFiles(multiPagePdf('letter.pdf', ['Accredited']));
-  await expect(investor.getByRole('button', { name: 'Open letter.pdf' })).toBeVisible();
+  await sendForReview(investor);
   await investorContext.close();
 
   await signIn(page, 'admin@demo.test');
@@ -150,6 +148,11 @@ test('the admin’s review queue, the viewer beside the decision, and the decide
   const item = page
     .getByRole('listitem')
     .filter({ has: page.getByRole('heading', { name: accreditation.name, exact: true }) });
+  // The reasons a rejection asks for, open.
+  await item.getByRole('button', { name: 'Reject', exact: true }).click();
+  await expect(item.getByRole('group', { name: 'Why is it rejected?' })).toBeVisible();
+  found.push(...(await seriousViolations(page, 'rejection reasons')));
+  await item.getByRole('button', { name: 'Cancel rejection' }).click();
   await item.getByRole('button', { name: 'Open letter.pdf' }).click();
   const viewer = page.getByRole('dialog', { name: 'letter.pdf' });
   await expect(viewer.getByRole('img', { name: 'Page 1 of 1' })).toHaveAttribute('aria-busy', 'false');

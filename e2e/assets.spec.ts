@@ -231,6 +231,7 @@ test('the investor uploads identity documents privately; the admin reviews and a
   await page.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
 
   const licence = slot(page, "Driver's licence");
+  await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
   await licence.getByTestId('input-drivers_license').setInputFiles(await rotatedPhotoJpeg('licence.jpg'));
   await page
     .getByRole('dialog', { name: 'Crop licence.jpg' })
@@ -248,6 +249,9 @@ test('the investor uploads identity documents privately; the admin reviews and a
     .getByTestId('input-letter_of_accreditation')
     .setInputFiles(multiPagePdf('letter.pdf', ['Accredited', 'Signed']));
   await expect(card(letter, 'letter.pdf').getByText('Private', { exact: true }).first()).toBeVisible();
+  // Everything it needs is there: the investor sends it for review.
+  await page.getByRole('button', { name: 'Send for review' }).click();
+  await expect(page.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
 
   // Another investor sees none of it: the accreditation does not open for them.
   const stranger = addUser('investor');
@@ -265,7 +269,7 @@ test('the investor uploads identity documents privately; the admin reviews and a
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
   await signIn(admin, 'admin@demo.test');
-  await admin.getByRole('link', { name: 'Review queue' }).click();
+  await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review queue' }).click();
   const item = admin
     .getByRole('listitem')
     .filter({ has: admin.getByRole('heading', { name: 'Accreditation of Ivy Investor' }) });

@@ -138,13 +138,42 @@ test('the start page says where the investor’s accreditation stands, and what 
   browser,
 }) => {
   test.setTimeout(120_000);
-  // An admin rejects the demo accreditation, whatever an earlier test left it as.
+  // The investor uploads what the demo accreditation needs and sends it for review, whatever an
+  // earlier test left it as (a new file reopens a decided one); then an admin rejects it.
+  const ivy = await signedIn(browser, 'investor@demo.test');
+  const documents = [
+    { file_type: 'letter_of_accreditation', meta: {}, file: multiPagePdf('letter.pdf', ['Accredited']) },
+    { file_type: 'drivers_license', meta: { side: 'both' }, file: await quadrantsPng('licence.png') },
+  ];
+  for (const { file_type, meta, file } of documents) {
+    const uploaded = await ivy.call((authorization) =>
+      ivy.page.request.post(`${platformUrl}/v2/core/assets`, {
+        headers: { authorization },
+        multipart: {
+          file_type,
+          assetable_type: 'Accreditation',
+          assetable_id: '1',
+          meta: JSON.stringify(meta),
+          file,
+        },
+      }),
+    );
+    expect(uploaded.status(), await uploaded.text()).toBe(201);
+  }
+  const sent = await ivy.call((authorization) =>
+    ivy.page.request.put(`${platformUrl}/v2/core/accreditations/1`, {
+      headers: { authorization },
+      data: { accreditation: { status: 'pending' } },
+    }),
+  );
+  expect(sent.status(), await sent.text()).toBe(200);
+  await ivy.close();
   const admin = await signedIn(browser, 'admin@demo.test');
   const note = 'The letter is not signed. Upload a signed copy.';
   const decided = await admin.call((authorization) =>
     admin.page.request.put(`${platformUrl}/v2/core/accreditations/1`, {
       headers: { authorization },
-      data: { accreditation: { status: 'rejected', note } },
+      data: { accreditation: { status: 'rejected', reason: 'unsigned', note } },
     }),
   );
   expect(decided.status(), await decided.text()).toBe(200);
@@ -153,24 +182,25 @@ test('the start page says where the investor’s accreditation stands, and what 
   await signIn(page, 'investor@demo.test');
   const accreditations = page.getByRole('region', { name: 'Accreditations' });
   const mine = accreditations.getByRole('listitem').filter({ hasText: 'Accreditation of Ivy Investor' });
-  await expect(mine).toHaveText('Accreditation of Ivy Investor Review: Rejected — needs a new upload');
+  await expect(mine).toHaveText('Accreditation of Ivy Investor Review: Rejected');
   await expect(page.getByRole('link', { name: 'Browse offerings' })).toBeVisible();
 
-  // The accreditation's page has the reviewer's note, when, and what to do next.
+  // The accreditation's page has the reason in plain words, the reviewer's note, when, and what to do.
   await mine.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
-  const review = page.getByRole('region', { name: 'Review: Not approved' });
+  const review = page.getByRole('region', { name: 'Review: Rejected' });
+  await expect(review.getByText('A document is not signed. Upload a signed copy of it.')).toBeVisible();
   await expect(review.getByText(note)).toBeVisible();
   await expect(review.getByText(/^Decided by Ada Admin on /)).toBeVisible();
   await expect(review.getByText(/What to do next:/)).toBeVisible();
 
-  // A new letter answers the rejection: the accreditation waits for review again, here and at home.
+  // A new letter answers the rejection: the accreditation needs sending again, here and at home.
   await page
     .getByTestId('input-letter_of_accreditation')
     .setInputFiles(multiPagePdf('signed-letter.pdf', ['Accredited', 'Signed']));
   await expect(page.getByRole('button', { name: 'Open signed-letter.pdf' })).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByRole('region', { name: 'Review: Waiting for review' })).toBeVisible({
+  await expect(page.getByRole('region', { name: 'Review: Documents needed' })).toBeVisible({
     timeout: 30_000,
   });
   await page.getByRole('link', { name: 'Home' }).click();
-  await expect(mine).toHaveText('Accreditation of Ivy Investor Review: Waiting for review');
+  await expect(mine).toHaveText('Accreditation of Ivy Investor Review: Documents needed');
 });

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
 import { multiPagePdf, quadrantsPng, rotatedPhotoJpeg } from './support/files';
+import { sendForReview } from './support/accreditation';
 import { cropAndSend } from './support/page-parts';
 
 /**
@@ -71,17 +72,14 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await shoot(page, 'viewer', { dialog: true });
   await page.keyboard.press('Escape');
 
-  // A new investor sends a letter, so that the review queue has something in it.
+  // A new investor sends a letter and a licence for review, so that the queue has something in it.
   const newcomer = addUser('investor', 'Nia Newcomer');
   const accreditation = newcomer.accreditation!;
   const investorContext = await browser.newContext();
   const investor = await investorContext.newPage();
   await signIn(investor, newcomer.email, newcomer.password);
   await investor.getByRole('link', { name: accreditation.name }).click();
-  await investor
-    .getByTestId('input-letter_of_accreditation')
-    .setInputFiles(multiPagePdf('accreditation-letter.pdf', ['Accredited investor']));
-  await expect(investor.getByRole('button', { name: 'Open accreditation-letter.pdf' })).toBeVisible();
+  await sendForReview(investor, 'accreditation-letter.pdf');
 
   const adminContext = await browser.newContext();
   const admin = await adminContext.newPage();
@@ -94,14 +92,16 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   const item = admin
     .getByRole('listitem')
     .filter({ has: admin.getByRole('heading', { name: accreditation.name, exact: true }) });
-  await item
-    .getByLabel('Note to the investor (optional)')
-    .fill('The letter is not signed. Please upload the signed copy.');
-  await item.getByRole('button', { name: 'Reject' }).click();
+  await item.getByRole('button', { name: 'Reject', exact: true }).click();
+  await item.getByRole('radio', { name: 'Not signed' }).check();
+  await item.getByLabel(/Note to the investor/).fill('Please upload the copy your adviser signed.');
+  await item.getByRole('button', { name: 'Reject', exact: true }).click();
   await expect(admin.getByText(`Rejected ${accreditation.name}.`)).toHaveCount(0, { timeout: 30_000 });
   await adminContext.close();
   await investor.reload();
-  await expect(investor.getByRole('region', { name: 'History' }).getByRole('listitem')).toHaveCount(2);
+  await expect(
+    investor.getByRole('region', { name: 'History' }).getByText(/Ada Admin rejected the accreditation/),
+  ).toBeVisible();
   await shoot(investor, 'accreditation');
   await investorContext.close();
 });

@@ -121,6 +121,13 @@ describe('the checklist of an accreditation', () => {
     expect(await screen.findByRole('heading', { name: 'Review: Waiting for review' })).toBeTruthy();
     expect(changes).toEqual([{ accreditation: { status: 'pending' } }]);
     expect(screen.queryByRole('button', { name: 'Send for review' })).toBeNull();
+    // While it waits, what it needs is fixed: the address answer cannot change.
+    const tick = screen.getByRole('checkbox', { name: 'My licence does not show my current address' });
+    expect((tick as HTMLInputElement).disabled).toBe(true);
+    expect(tick.getAttribute('aria-describedby')).toBeTruthy();
+    expect(document.getElementById(tick.getAttribute('aria-describedby')!)?.textContent).toBe(
+      'This cannot change while your accreditation waits for review.',
+    );
   });
 
   it('shows the platform’s refusal (422) beside each requirement it names', async () => {

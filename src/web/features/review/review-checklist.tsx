@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { ApiError, messageOf } from '../../lib/platform/errors';
 import type { RequirementKind, Review } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
@@ -39,6 +39,7 @@ export function ReviewChecklist({
   const { platform } = useServices();
   const titleId = useId();
   const whyId = useId();
+  const addressHintId = useId();
   const options = review.etag ? { etag: review.etag } : {};
   const send = useMutation({
     mutationFn: () => platform.sendForReview(accreditationId, options),
@@ -48,10 +49,14 @@ export function ReviewChecklist({
     mutationFn: (onLicence: boolean) => platform.setAddressOnLicence(accreditationId, onLicence, options),
     onSettled: onChanged,
   });
+  // The answer shows at the click; the platform's takes over once the accreditation is read again
+  // (the mutation's onSettled waits for that read).
+  const [ticked, setTicked] = useState<boolean | null>(null);
   const { requirements } = review;
   const unmet = requirements.filter((r) => !r.met);
   const refused = refusals(send.error);
   const sendable = review.status === 'documents_needed';
+  const waiting = review.status === 'pending';
   return (
     <section className="card checklist" aria-labelledby={titleId}>
       <h2 id={titleId}>{canEdit ? 'What your accreditation needs' : 'What this accreditation needs'}</h2>
@@ -73,13 +78,23 @@ export function ReviewChecklist({
           <label className="check">
             <input
               type="checkbox"
-              checked={review.addressOnLicence === false}
-              disabled={address.isPending}
-              onChange={(event) => address.mutate(!event.target.checked)}
+              checked={ticked ?? review.addressOnLicence === false}
+              // While it waits for a decision what it needs is fixed (the platform refuses: 409).
+              disabled={address.isPending || waiting}
+              aria-describedby={addressHintId}
+              onChange={(event) => {
+                const lacksAddress = event.target.checked;
+                setTicked(lacksAddress);
+                address.mutate(!lacksAddress, { onSettled: () => setTicked(null) });
+              }}
             />{' '}
             My licence does not show my current address
           </label>
-          <p className="hint">Then a utility bill in your name shows where you live.</p>
+          <p className="hint" id={addressHintId}>
+            {waiting
+              ? 'This cannot change while your accreditation waits for review.'
+              : 'Then a utility bill in your name shows where you live.'}
+          </p>
           {address.error && (
             <p className="field-error" role="alert">
               Your answer was not saved: {messageOf(address.error)}
