@@ -109,8 +109,8 @@ test('the keys work from the moment it opens: + zooms, 0 fits, → and ← step 
   await signIn(page, 'issuer@demo.test');
   await page.goto('/investments/1');
   await upload(page, [await quadrantsPng('first.png', 800, 600), await quadrantsPng('second.png', 600, 800)]);
-  const cards = documents(page).locator('.asset-card');
-  const names = await cards.locator('.asset-name').allTextContents();
+  // The viewer steps through all of the investment's files, in the order of their cards on the page.
+  const names = await page.locator('.asset-card .asset-name').allTextContents();
   const at = names.indexOf('first.png');
   expect(at).toBeGreaterThanOrEqual(0);
 

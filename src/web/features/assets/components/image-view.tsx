@@ -4,7 +4,7 @@ import type { StoredFile } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 import { addressQuery, previewAddressQuery } from '../api/asset-queries';
 import { previewWidth } from './preview-width';
-import { useFocusOnArrival, useStageSize, type Size } from './viewer-stage';
+import { typing, useFocusOnArrival, useStageSize, type Size } from './viewer-stage';
 
 const step = 1.25;
 const maxScale = 8;
@@ -144,13 +144,16 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
       ArrowDown: [0, -panStep],
     };
     const move = moves[event.key];
+    if (typing(event.target) || event.altKey || event.ctrlKey || event.metaKey) return;
+    // Arrows move the picture only from the picture itself (on a button they are the button's).
+    const onPicture = event.target === stageRef.current;
     if (event.key === '+' || event.key === '=') zoomTo(scale * step);
     else if (event.key === '-' || event.key === '_') zoomTo(scale / step);
     else if (event.key === '0') fitAgain();
     else if (event.key === '1') zoomTo(1);
     else if (event.key === 'r' || event.key === 'R') rotate();
     // An arrow with nothing to move in its direction is left to the viewer: ← → go to the next file.
-    else if (move && canPan(...move)) pan(...move);
+    else if (move && onPicture && canPan(...move)) pan(...move);
     else return;
     event.preventDefault();
   }
@@ -190,7 +193,8 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
   const percent = `${Math.round(scale * 100)} %`;
 
   return (
-    <div className="image-view">
+    // The keys work wherever focus is in the view (the picture, or a button just pressed).
+    <div className="image-view" onKeyDown={onKeyDown}>
       <div className="viewer-controls" role="toolbar" aria-label="Zoom and turn">
         <button
           type="button"
@@ -245,7 +249,6 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
         role="group"
         aria-label="Picture: + and − zoom, 0 fits, arrow keys move it, R turns it"
         data-autofocus=""
-        onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
         onPointerUp={() => (drag.current = null)}
