@@ -9,8 +9,11 @@ import { typing, useFocusOnArrival, useStageSize, type Size } from './viewer-sta
 const step = 1.25;
 const maxScale = 8;
 const panStep = 60;
-/** Widths the viewer asks renditions in, so that zooming asks for few (the platform rounds too). */
-const renditionLadder = [640, 1280, 1920];
+/**
+ * Widths the viewer asks renditions in, so that zooming asks for few: the platform's own (it rounds
+ * up to these), so that a phone's picture is the 800 one and not a width above it.
+ */
+const renditionLadder = [320, 640, 800, 1280, 1920];
 /** Before the stage is measured (and where nothing measures, as in tests): a laptop's dialog. */
 const assumedStage: Size = { width: 1024, height: 640 };
 
