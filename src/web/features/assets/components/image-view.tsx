@@ -16,6 +16,7 @@ const panStep = 60;
 const renditionLadder = [320, 640, 800, 1280, 1920];
 /** Before the stage is measured (and where nothing measures, as in tests): a laptop's dialog. */
 const assumedStage: Size = { width: 1024, height: 640 };
+const canMeasure = typeof ResizeObserver !== 'undefined';
 
 type Zoom = 'fit' | number;
 interface Offset {
@@ -95,7 +96,9 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
   const pixelRatio = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1;
   const wanted = renditionWidth(natural ?? stage, scale, stage, pixelRatio);
   // Kept while rendering (React's way for state that follows other state), not in an effect.
-  if ((measured || natural) && wanted > widest) setWidest(wanted);
+  // Only once the stage is measured: a guess at its size would ask for a picture of the wrong width
+  // (where nothing can measure it, as in tests, the guess is all there is).
+  if ((measured || !canMeasure) && wanted > widest) setWidest(wanted);
   if (scale > 1 && !wantOriginal) setWantOriginal(true);
   // The card's preview (whole image, in the browser's cache already): at once, while the rest loads.
   const cardPreview = useQuery({
