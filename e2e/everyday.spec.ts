@@ -158,7 +158,7 @@ test('the viewer shows an image with its crop outlined and zooms it; a PDF page 
   await viewer.getByRole('button', { name: 'Zoom in' }).click();
   await expect.poll(async () => (await picture.boundingBox())!.width).toBeGreaterThan(before * 1.4);
   await expect(viewer.locator('.zoom-level')).not.toHaveText(fitted);
-  // The keyboard fits it again (0), without a Tab: the picture has had focus since it opened.
+  // The keyboard fits it again (0): its keys work wherever focus is in the view.
   await page.keyboard.press('0');
   await expect(viewer.locator('.zoom-level')).toHaveText(fitted);
   await expect.poll(async () => Math.round((await picture.boundingBox())!.width)).toBe(Math.round(before));
@@ -260,9 +260,14 @@ test("a PDF opens on its first page's thumbnail while pdf.js is still loading", 
   await card(decks, 'cover.pdf').getByRole('button', { name: 'Open cover.pdf' }).click();
   const viewer = page.getByRole('dialog', { name: 'cover.pdf' });
   await expect(viewer.getByRole('status')).toHaveText('Opening cover.pdf…');
-  // Page 1 is on screen already: the picture the card shows, loaded, as wide as the viewer.
-  const cover = viewer.locator('img.pdf-cover');
+  // Page 1 is on screen already: the picture the card shows, loaded, as wide as the viewer; one sized
+  // to the screen is laid over it as soon as it has loaded.
+  const cover = viewer.locator('img.pdf-cover').first();
   await expect(cover).toHaveAttribute('src', previewSrc!);
+  const sharper = viewer.locator('img.pdf-cover').nth(1);
+  expect(Number(new URL((await sharper.getAttribute('src'))!).searchParams.get('width'))).toBeGreaterThan(
+    320,
+  );
   await expect
     .poll(() => cover.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
     .toBe(true);
@@ -273,7 +278,7 @@ test("a PDF opens on its first page's thumbnail while pdf.js is still loading", 
   // Once pdf.js is there it draws the page, and the picture gives way to the drawing.
   release();
   await expect(viewer.getByRole('img', { name: 'Page 1 of 2' })).toHaveAttribute('aria-busy', 'false');
-  await expect(cover).toHaveCount(0);
+  await expect(viewer.locator('img.pdf-cover')).toHaveCount(0);
 });
 
 test('an upload says how far it is, how fast and how long is left, then its row clears itself', async ({

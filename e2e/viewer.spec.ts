@@ -76,10 +76,10 @@ test('a picture opens whole at 1280×860 and 390×844, 4:3, 3:4 and square, and 
       expect(fillsOneWay(shown, stage), where).toBe(true);
       const [w, h] = name.startsWith('wide') ? [4, 3] : name.startsWith('tall') ? [3, 4] : [1, 1];
       expect(shown.width / shown.height, where).toBeCloseTo(w / h, 1);
-      // Shown from a rendition sized to the screen, not the original.
-      expect(await viewer.getByRole('img', { name, exact: true }).getAttribute('src')).toContain(
-        'variant=preview',
-      );
+      // Shown from a rendition sized to the screen (at most twice the dialog's width), not the original.
+      const src = new URL((await viewer.getByRole('img', { name, exact: true }).getAttribute('src'))!);
+      expect(src.searchParams.get('variant'), where).toBe('preview');
+      expect(Number(src.searchParams.get('width')), where).toBeLessThanOrEqual(2 * dialog.width);
       await page.keyboard.press('Escape');
       await expect(viewer).toBeHidden();
     }
@@ -109,8 +109,8 @@ test('the keys work from the moment it opens: + zooms, 0 fits, → and ← step 
   await signIn(page, 'issuer@demo.test');
   await page.goto('/investments/1');
   await upload(page, [await quadrantsPng('first.png', 800, 600), await quadrantsPng('second.png', 600, 800)]);
-  const cards = documents(page).locator('.asset-card');
-  const names = await cards.locator('.asset-name').allTextContents();
+  // The viewer steps through all of the investment's files, in the order of their cards on the page.
+  const names = await page.locator('.asset-card .asset-name').allTextContents();
   const at = names.indexOf('first.png');
   expect(at).toBeGreaterThanOrEqual(0);
 

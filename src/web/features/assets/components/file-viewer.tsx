@@ -22,7 +22,7 @@ import { previewWidth } from './preview-width';
 import { pdfWorkerThread } from './pdf-worker';
 import { TextView } from './text-view';
 import { filesBeside } from './viewer-files';
-import { useFocusOnArrival } from './viewer-stage';
+import { typing, useFocusOnArrival } from './viewer-stage';
 
 const loadPdfPages = () => import('./pdf-pages');
 const PdfPages = lazy(loadPdfPages);
@@ -173,9 +173,6 @@ function DownloadButton({ file }: { file: StoredFile }) {
     </>
   );
 }
-
-const typing = (target: EventTarget) =>
-  target instanceof HTMLElement && target.closest('input, textarea, select, [contenteditable]') !== null;
 
 /**
  * A file shown inside the app: an image to zoom, move and turn, with its crop outlined; a PDF page by

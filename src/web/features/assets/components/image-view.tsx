@@ -4,15 +4,19 @@ import type { StoredFile } from '../../../lib/platform/model';
 import { useServices } from '../../../lib/services';
 import { addressQuery, previewAddressQuery } from '../api/asset-queries';
 import { previewWidth } from './preview-width';
-import { useFocusOnArrival, useStageSize, type Size } from './viewer-stage';
+import { typing, useFocusOnArrival, useStageSize, type Size } from './viewer-stage';
 
 const step = 1.25;
 const maxScale = 8;
 const panStep = 60;
-/** Widths the viewer asks renditions in, so that zooming asks for few (the platform rounds too). */
-const renditionLadder = [640, 1280, 1920];
+/**
+ * Widths the viewer asks renditions in, so that zooming asks for few: the platform's own (it rounds
+ * up to these), so that a phone's picture is the 800 one and not a width above it.
+ */
+const renditionLadder = [320, 640, 800, 1280, 1920];
 /** Before the stage is measured (and where nothing measures, as in tests): a laptop's dialog. */
 const assumedStage: Size = { width: 1024, height: 640 };
+const canMeasure = typeof ResizeObserver !== 'undefined';
 
 type Zoom = 'fit' | number;
 interface Offset {
@@ -92,7 +96,9 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
   const pixelRatio = typeof window === 'undefined' ? 1 : window.devicePixelRatio || 1;
   const wanted = renditionWidth(natural ?? stage, scale, stage, pixelRatio);
   // Kept while rendering (React's way for state that follows other state), not in an effect.
-  if ((measured || natural) && wanted > widest) setWidest(wanted);
+  // Only once the stage is measured: a guess at its size would ask for a picture of the wrong width
+  // (where nothing can measure it, as in tests, the guess is all there is).
+  if ((measured || !canMeasure) && wanted > widest) setWidest(wanted);
   if (scale > 1 && !wantOriginal) setWantOriginal(true);
   // The card's preview (whole image, in the browser's cache already): at once, while the rest loads.
   const cardPreview = useQuery({
@@ -144,13 +150,16 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
       ArrowDown: [0, -panStep],
     };
     const move = moves[event.key];
+    if (typing(event.target) || event.altKey || event.ctrlKey || event.metaKey) return;
+    // Arrows move the picture only from the picture itself (on a button they are the button's).
+    const onPicture = event.target === stageRef.current;
     if (event.key === '+' || event.key === '=') zoomTo(scale * step);
     else if (event.key === '-' || event.key === '_') zoomTo(scale / step);
     else if (event.key === '0') fitAgain();
     else if (event.key === '1') zoomTo(1);
     else if (event.key === 'r' || event.key === 'R') rotate();
     // An arrow with nothing to move in its direction is left to the viewer: ← → go to the next file.
-    else if (move && canPan(...move)) pan(...move);
+    else if (move && onPicture && canPan(...move)) pan(...move);
     else return;
     event.preventDefault();
   }
@@ -190,7 +199,8 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
   const percent = `${Math.round(scale * 100)} %`;
 
   return (
-    <div className="image-view">
+    // The keys work wherever focus is in the view (the picture, or a button just pressed).
+    <div className="image-view" onKeyDown={onKeyDown}>
       <div className="viewer-controls" role="toolbar" aria-label="Zoom and turn">
         <button
           type="button"
@@ -245,7 +255,6 @@ export function ImageView({ file, original }: { file: StoredFile; original?: str
         role="group"
         aria-label="Picture: + and − zoom, 0 fits, arrow keys move it, R turns it"
         data-autofocus=""
-        onKeyDown={onKeyDown}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
         onPointerUp={() => (drag.current = null)}

@@ -1,7 +1,7 @@
 import { getDocument, PDFWorker, type PDFDocumentProxy } from 'pdfjs-dist';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { forgetPdfWorkerThread, PdfWorkerFailed, pdfWorkerThread } from './pdf-worker';
-import { useFocusOnArrival, useStageSize } from './viewer-stage';
+import { typing, useFocusOnArrival, useStageSize } from './viewer-stage';
 
 /**
  * pdf.js's handle on the page's worker thread, shared by every document: a document's `destroy` leaves
@@ -153,13 +153,14 @@ function PdfDocument({
       '0': () => setZoom('fit'),
     };
     const action = keys[event.key];
-    if (!action || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!action || typing(event.target) || event.altKey || event.ctrlKey || event.metaKey) return;
     action();
     event.preventDefault();
   }
 
   return (
-    <div className="pdf-view">
+    // The keys work wherever focus is in the view (the pages, or a button just pressed).
+    <div className="pdf-view" onKeyDown={onKeyDown}>
       <div className="viewer-controls" role="toolbar" aria-label="Pages and zoom">
         <span className="page-number" aria-live="polite">
           Page {current} of {total}
@@ -233,7 +234,6 @@ function PdfDocument({
         role="region"
         aria-label={`Pages of ${name}: Page Up and Page Down move a page, + and − zoom`}
         data-autofocus=""
-        onKeyDown={onKeyDown}
         onScroll={onScroll}
       >
         <ol className="pdf-page-list" style={{ width }}>

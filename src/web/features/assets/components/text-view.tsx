@@ -10,10 +10,20 @@ export const csvRowLimit = 200;
 /** Text is shown up to this many characters: enough to read, not enough to stall a phone. */
 export const textCharacterLimit = 200_000;
 
-async function readText(url: string): Promise<string> {
-  const response = await fetch(url);
+/** At most this much of a file is read: a 100 MB CSV file shows its first rows without the rest. */
+const readLimitBytes = 1024 * 1024;
+
+/**
+ * The file's text, or its first megabyte where the platform answers ranges (ours does), without the
+ * line cut in the middle; `cut` says the file goes on.
+ */
+async function readText(url: string): Promise<{ text: string; cut: boolean }> {
+  const response = await fetch(url, { headers: { Range: `bytes=0-${readLimitBytes - 1}` } });
   if (!response.ok) throw new Error(`The file could not be read (${response.status}).`);
-  return response.text();
+  const text = await response.text();
+  const total = Number(response.headers.get('Content-Range')?.split('/')[1]);
+  const cut = response.status === 206 && total > readLimitBytes;
+  return { text: cut ? text.slice(0, text.lastIndexOf('\n') + 1) : text, cut };
 }
 
 /**
@@ -36,17 +46,13 @@ export function TextView({ file, url, as }: { file: StoredFile; url?: string; as
   if (text.isPending) body = <Loading label={`Opening ${file.name}…`} />;
   else if (text.isError)
     body = <p>This file cannot be shown here: {text.error.message} Download it to open it.</p>;
-  else if (as === 'csv') body = <CsvTable name={file.name} text={text.data} />;
+  else if (as === 'csv') body = <CsvTable name={file.name} text={text.data.text} cut={text.data.cut} />;
   else {
-    const cut = text.data.length > textCharacterLimit;
+    const cut = text.data.cut || text.data.text.length > textCharacterLimit;
     body = (
       <>
-        {cut && (
-          <p className="hint">
-            The first {textCharacterLimit.toLocaleString('en')} characters; download the file for the rest.
-          </p>
-        )}
-        <pre className="text-file">{cut ? text.data.slice(0, textCharacterLimit) : text.data}</pre>
+        {cut && <p className="hint">The beginning of the file; download it for the rest.</p>}
+        <pre className="text-file">{text.data.text.slice(0, textCharacterLimit)}</pre>
       </>
     );
   }
@@ -64,15 +70,17 @@ export function TextView({ file, url, as }: { file: StoredFile; url?: string; as
   );
 }
 
-function CsvTable({ name, text }: { name: string; text: string }) {
-  const { rows, more } = csvRows(text, csvRowLimit);
+function CsvTable({ name, text, cut }: { name: string; text: string; cut: boolean }) {
+  const read = csvRows(text, csvRowLimit);
+  const { rows } = read;
+  const more = read.more || cut;
   const [header, ...rest] = rows;
   if (!header) return <p>This file is empty.</p>;
   return (
     <>
       <p className="hint">
         {more
-          ? `The first ${csvRowLimit} rows; download the file for the rest.`
+          ? `The first ${rows.length} rows; download the file for the rest.`
           : `${rows.length === 1 ? '1 row' : `${rows.length} rows`}, the whole file.`}
       </p>
       <table className="csv-table">

@@ -49,3 +49,7 @@ export function useFocusOnArrival(ref: RefObject<HTMLElement | null>) {
     if (adrift) element.focus();
   }, [ref]);
 }
+
+/** A key pressed while typing (the page number) is the field's, not a viewer shortcut. */
+export const typing = (target: EventTarget) =>
+  target instanceof HTMLElement && target.closest('input, textarea, select, [contenteditable]') !== null;

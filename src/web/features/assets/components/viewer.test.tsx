@@ -124,6 +124,28 @@ describe('what each kind of file opens as', () => {
     expect(within(viewer).getByText('The first 200 rows; download the file for the rest.')).toBeTruthy();
   });
 
+  it('reads only the beginning of a long file, in a range, and says the table stops there', async () => {
+    platformWith({});
+    let range: string | null = null;
+    server.use(
+      http.get(`${platformUrl}/files/assets/23`, ({ request }) => {
+        range = request.headers.get('Range');
+        // The first megabyte of a longer file, its last line cut in the middle.
+        return new HttpResponse('year,revenue\n2024,1000\n2025,15', {
+          status: 206,
+          headers: { 'Content-Range': 'bytes 0-1048575/5000000', 'Content-Type': 'text/csv' },
+        });
+      }),
+    );
+    renderCards([table]);
+    const viewer = await open('figures.csv');
+    const grid = await within(viewer).findByRole('table', { name: 'figures.csv' });
+    expect(range).toBe('bytes=0-1048575');
+    // The cut line is left out rather than shown wrong.
+    expect(within(grid).getAllByRole('row')).toHaveLength(2);
+    expect(within(viewer).getByText('The first 2 rows; download the file for the rest.')).toBeTruthy();
+  });
+
   it('describes an Office file (its kind and size) with Download, and downloads nothing by itself', async () => {
     const asked = platformWith({});
     const opened = vi.spyOn(window, 'open').mockReturnValue(null);
