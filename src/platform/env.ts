@@ -167,6 +167,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): PlatformCon
   return parsed.data;
 }
 
+/**
+ * What a server needs beyond valid variables. Several instances (on PostgreSQL, or sharing Redis)
+ * must sign forms, download URLs and device cookies with one key: each generating its own would
+ * refuse the others' (decided in issue 29). Admin commands sign nothing, and do without.
+ */
+export function checkServerConfig(config: PlatformConfig) {
+  if (config.signingKey || (!config.database.url && !config.redis)) return;
+  throw new Error(
+    'Invalid platform configuration:\n  SIGNING_KEY: required when DATABASE_URL or REDIS_URL is set ' +
+      '(every instance must use the same one); make one with ' +
+      `node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"`,
+  );
+}
+
 /** Configuration for tests and tools: defaults plus overrides, without reading process.env. */
 export function configFor(overrides: Record<string, string>): PlatformConfig {
   return loadConfig(overrides);
