@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { markStopping } from './health';
 import { childPlatformFixture } from './testing/child-platform';
 import { multipartBody, pacedPost } from './testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from './testing/platform-server';
@@ -94,7 +95,6 @@ describe('an instance that is stopping', () => {
   it('answers /readyz 503 at once, whatever its backends say', async () => {
     platform = await startPlatform();
     expect((await fetch(`${platform.url}/readyz`)).status).toBe(200);
-    const { markStopping } = await import('./health');
     markStopping(platform.app);
     const answer = await fetch(`${platform.url}/readyz`);
     expect(answer.status).toBe(503);
