@@ -8,7 +8,7 @@ import { apiPaths } from '../shared/api/paths';
 import type { PlatformContext } from './context';
 import { openDatabase } from './db/database';
 import { seedDemoData } from './db/demo-seed';
-import type { PlatformConfig } from './env';
+import { checkServerConfig, type PlatformConfig } from './env';
 import { installErrorHandling } from './errors';
 import { databaseCheck, healthRoutes } from './health';
 import { openApiTransform } from './plugins/openapi';
@@ -59,6 +59,7 @@ export async function buildPlatform(
   config: PlatformConfig,
   options: PlatformOptions = {},
 ): Promise<FastifyInstance> {
+  checkServerConfig(config);
   const clock = options.clock ?? Date.now;
   // Secrets and generated files live there whichever database and store hold the rest.
   mkdirSync(config.dataDir, { recursive: true });

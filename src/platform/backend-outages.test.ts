@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { outageOf } from './backend-outages';
+import { outageLog, outageOf } from './backend-outages';
 import { freePort } from './testing/platform-server';
 
 /** Which failures become a 503 with Retry-After (errors.ts), and which stay what they are. */
@@ -42,5 +42,24 @@ describe('outageOf', () => {
       outageOf(Object.assign(new Error('NoSuchKey'), { $metadata: { httpStatusCode: 404 } })),
     ).toBeUndefined();
     expect(outageOf(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBeUndefined();
+  });
+});
+
+describe('outageLog', () => {
+  it('logs an outage once, then once every 10 s with the requests refused since, without a stack trace', () => {
+    let now = 0;
+    const lines: string[] = [];
+    const log = { warn: (line: string) => void lines.push(line) };
+    const logOutage = outageLog(() => now);
+    const refused = new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    for (let i = 0; i < 100; i++) logOutage(log, 'database', refused);
+    expect(lines).toEqual(['the database is unavailable: connect ECONNREFUSED 127.0.0.1:5432; answered 503']);
+    logOutage(log, 'blob store', new Error('timed out'));
+    now = 10_000;
+    logOutage(log, 'database', refused);
+    expect(lines.slice(1)).toEqual([
+      'the blob store is unavailable: timed out; answered 503',
+      'the database is unavailable: connect ECONNREFUSED 127.0.0.1:5432; answered 503 (99 more requests refused since the last line)',
+    ]);
   });
 });

@@ -83,3 +83,33 @@ export function outageOf(error: unknown, depth = 0): Backend | 'unknown' | undef
   }
   return outageOf(cause, depth + 1);
 }
+
+/** At most one line per backend this often while it stays away, saying how many requests it cost. */
+const outageLogEveryMs = 10_000;
+
+interface OutageLogger {
+  warn(message: string): void;
+}
+
+/**
+ * Logs a backend's outage as a request meets it without a line per request (under load that
+ * would be thousands a second): the first one at once, then one each `outageLogEveryMs` counting
+ * the requests refused since. No stack trace: nothing in our code is wrong.
+ */
+export function outageLog(clock: () => number = Date.now) {
+  const last = new Map<string, { at: number; since: number }>();
+  return (log: OutageLogger, backend: Backend | 'unknown', error: unknown) => {
+    const now = clock();
+    const seen = last.get(backend);
+    if (seen && now - seen.at < outageLogEveryMs) {
+      seen.since++;
+      return;
+    }
+    const name = backend === 'unknown' ? 'a backend' : `the ${backend}`;
+    const more = seen?.since ? ` (${seen.since} more requests refused since the last line)` : '';
+    log.warn(
+      `${name} is unavailable: ${(error as Error | null)?.message ?? String(error)}; answered 503${more}`,
+    );
+    last.set(backend, { at: now, since: 0 });
+  };
+}

@@ -68,6 +68,11 @@ const envSchema = z
     /** Requests per minute and address on the API; the benchmark raises it. */
     API_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
     TOKEN_RATE_LIMIT: z.coerce.number().int().positive().default(120),
+    /**
+     * After SIGTERM, how long requests in flight (uploads and downloads included) may take to finish
+     * before their connections are cut; no new connection is taken meanwhile.
+     */
+    SHUTDOWN_GRACE_MS: milliseconds.default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Worker threads rendering PDF thumbnails; 0 turns thumbnails off. Default: min(2, cores). */
     PDF_THUMBNAIL_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
@@ -143,6 +148,7 @@ const envSchema = z
       apiRateLimit: env.API_RATE_LIMIT,
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       logLevel: env.LOG_LEVEL,
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
       redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX } : undefined,
       signingKey: env.SIGNING_KEY,
       pdfThumbnails: {
@@ -165,6 +171,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): PlatformCon
     throw new Error(`Invalid platform configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/**
+ * What a server needs beyond valid variables. Several instances (on PostgreSQL, or sharing Redis)
+ * must sign forms, download URLs and device cookies with one key: each generating its own would
+ * refuse the others' (decided in issue 29). Admin commands sign nothing, and do without.
+ */
+export function checkServerConfig(config: PlatformConfig) {
+  if (config.signingKey || (!config.database.url && !config.redis)) return;
+  throw new Error(
+    'Invalid platform configuration:\n  SIGNING_KEY: required when DATABASE_URL or REDIS_URL is set ' +
+      '(every instance must use the same one); make one with ' +
+      `node -e "console.log(require('crypto').randomBytes(32).toString('base64url'))"`,
+  );
 }
 
 /** Configuration for tests and tools: defaults plus overrides, without reading process.env. */

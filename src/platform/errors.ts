@@ -2,7 +2,10 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FieldError, Problem } from '../shared/api/problem';
 import { renderErrorPage } from './oauth/pages';
-import { outageOf, outageRetryAfterSeconds } from './backend-outages';
+import { outageLog, outageOf, outageRetryAfterSeconds } from './backend-outages';
+
+/** How a platform logs its backends' outages (each its own: several run in one process in tests). */
+type OutageLog = ReturnType<typeof outageLog>;
 
 /**
  * One error hierarchy for the whole platform, one serializer per audience:
@@ -93,7 +96,7 @@ const fastifyCodes: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_request',
 };
 
-function normalize(error: unknown, request: FastifyRequest): Normalized {
+function normalize(error: unknown, request: FastifyRequest, logOutage?: OutageLog): Normalized {
   if (error instanceof ApiError) {
     return {
       status: error.status,
@@ -117,8 +120,8 @@ function normalize(error: unknown, request: FastifyRequest): Normalized {
   }
   const outage = outageOf(error);
   if (outage) {
-    // A backend away is no bug of ours: one line without a stack trace, and the client retries.
-    request.log.warn(`${outage === 'unknown' ? 'a backend' : `the ${outage}`} is unavailable: ${fe.message}`);
+    // A backend away is no bug of ours: a few lines without a stack trace, and the client retries.
+    logOutage?.(request.log, outage, error);
     return {
       status: 503,
       code: 'service_unavailable',
@@ -157,7 +160,7 @@ export function problemOf(n: Pick<Normalized, 'status' | 'code' | 'detail' | 'er
   };
 }
 
-function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logOutage?: OutageLog) {
   const format = request.routeOptions.config?.errorFormat ?? 'problem';
   if (error instanceof PageError) {
     return reply
@@ -172,7 +175,7 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
       .type('application/json')
       .send({ error: error.error, error_description: error.message });
   }
-  const n = normalize(error, request);
+  const n = normalize(error, request, logOutage);
   if (format === 'oauth') {
     // Anything that goes wrong before the token steps run is still an RFC 6749 error, never a stack trace.
     const oauthError =
@@ -197,7 +200,8 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply)
 }
 
 export function installErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  const logOutage = outageLog();
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, logOutage));
   app.setNotFoundHandler((request, reply) =>
     sendError(
       new ApiError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),

@@ -18,7 +18,7 @@ const optional = new Set<keyof ReadinessChecks>(['redis']);
 type State = 'up' | 'down';
 
 export interface Readiness {
-  status: 'ready' | 'not_ready';
+  status: 'ready' | 'not_ready' | 'stopping';
   backends: Partial<Record<keyof ReadinessChecks, State>>;
 }
 
@@ -62,6 +62,10 @@ export function readinessOf(checks: ReadinessChecks, clock: () => number = Date.
   };
 }
 
+/** Instances that are stopping (shutdown.ts): their /readyz answers 503 whatever the backends say. */
+const stopping = new WeakSet<FastifyInstance>();
+export const markStopping = (app: FastifyInstance) => void stopping.add(app);
+
 export const databaseCheck = (db: DB) => () => sql`select 1`.execute(db);
 
 /**
@@ -78,6 +82,8 @@ export function healthRoutes(app: FastifyInstance, checks: ReadinessChecks) {
   app.get('/livez', options, live);
   app.get('/healthz', options, live);
   app.get('/readyz', options, async (_request, reply) => {
+    if (stopping.has(app))
+      return reply.code(503).header('cache-control', 'no-store').send({ status: 'stopping', backends: {} });
     const answer = await readiness();
     return reply
       .code(answer.status === 'ready' ? 200 : 503)

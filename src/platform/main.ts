@@ -1,6 +1,7 @@
 import { buildPlatform } from './app';
 import { runAdminCommand } from './cli/admin';
 import { loadConfig } from './env';
+import { stopOnSignals } from './shutdown';
 
 /** `npm run platform` starts the server; `npm run platform -- clients|users add ...` runs an admin command. */
 async function main() {
@@ -9,13 +10,7 @@ async function main() {
   if (args.length > 0) return runAdminCommand(config, args);
 
   const app = await buildPlatform(config);
-  const stop = async (signal: string) => {
-    app.log.info(`${signal}: stopping`);
-    await app.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignals(app, config.shutdownGraceMs);
   await app.listen({ host: config.host, port: config.port });
   app.log.info(`platform ready at ${config.publicUrl}`);
 }

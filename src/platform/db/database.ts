@@ -145,32 +145,46 @@ export interface StartLog {
  * A PostgreSQL that cannot be reached yet is tried again with backoff (`waitForPostgres`).
  */
 export async function openDatabase(config: DatabaseConfig, log?: StartLog): Promise<DB> {
-  const { db, dialect } = config.database.url
-    ? { db: openPostgres(config.database.url, config.database), dialect: 'postgres' as const }
-    : { db: openSqlite(config.dataDir), dialect: 'sqlite' as const };
-  dialects.set(db, dialect);
-  if (config.database.url) {
+  const { url } = config.database;
+  if (!url) {
+    const db = openSqlite(config.dataDir);
+    dialects.set(db, 'sqlite');
     try {
-      await waitForPostgres(db, config.database.url, config.database.startTimeoutMs, log);
+      await migrate(db, 'sqlite');
     } catch (error) {
       await db.destroy();
       throw error;
     }
+    return db;
   }
-  // Several instances may start at once on one PostgreSQL: the migrator takes an advisory lock there.
-  // Its own tables go in the schema the platform's tables go in (the first of the search path):
-  // unqualified, Kysely would take another schema's for ours and never create them.
+  // Migrations on a pool of their own without the statement timeout: rewriting a large table may
+  // rightly take longer than any request should.
+  const untimed = openPostgres(url, { ...config.database, statementTimeoutMs: undefined });
+  try {
+    await waitForPostgres(untimed, url, config.database.startTimeoutMs, log);
+    await migrate(untimed, 'postgres');
+  } finally {
+    await untimed.destroy();
+  }
+  const db = openPostgres(url, config.database);
+  dialects.set(db, 'postgres');
+  return db;
+}
+
+/**
+ * Brings the schema up to date. Several instances may start at once on one PostgreSQL: the
+ * migrator takes an advisory lock there. Its own tables go in the schema the platform's tables go
+ * in (the first of the search path): unqualified, Kysely would take another schema's for ours and
+ * never create them.
+ */
+async function migrate(db: DB, dialect: Dialect) {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrationsFor(dialect) },
     ...(dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
   });
   const { error } = await migrator.migrateToLatest();
-  if (error) {
-    await db.destroy();
-    throw error;
-  }
-  return db;
+  if (error) throw error;
 }
 
 const dialects = new WeakMap<DB, Dialect>();
@@ -255,14 +269,19 @@ class GivingUpClient extends pg.Client {
  * connection, so the instance is back as soon as PostgreSQL is. Nothing waits longer than the
  * connect timeout or the statement timeout (plus `unansweredMarginMs`).
  */
-function openPostgres(url: string, timeouts: PlatformConfig['database']): DB {
+function openPostgres(
+  url: string,
+  timeouts: Omit<PlatformConfig['database'], 'statementTimeoutMs'> & { statementTimeoutMs?: number },
+): DB {
+  const statementTimeoutMs = timeouts.statementTimeoutMs;
   const pool = new pg.Pool({
     connectionString: url,
     max: timeouts.poolSize,
     Client: GivingUpClient,
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    statement_timeout: timeouts.statementTimeoutMs,
-    query_timeout: timeouts.statementTimeoutMs + unansweredMarginMs,
+    ...(statementTimeoutMs === undefined
+      ? {}
+      : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + unansweredMarginMs }),
     // A peer that vanished without a word (a machine gone) is noticed by the kernel in time.
     keepAlive: true,
     types: {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildPlatform } from '../app';
 import { configFor } from '../env';
 import { loadSigningKey } from './secrets';
 
@@ -41,6 +42,20 @@ describe('the signing key of several instances', () => {
     expect(() => configFor({ SIGNING_KEY: `${randomBytes(32).toString('base64')}+/=` })).toThrow(
       /SIGNING_KEY: must be base64url/,
     );
+  });
+
+  it('is required to start a server on PostgreSQL or Redis, saying how to make one', async () => {
+    const scaledBy: Record<string, string>[] = [
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unused' },
+      { REDIS_URL: 'redis://127.0.0.1:1' },
+    ];
+    for (const scaled of scaledBy) {
+      const config = configFor({ DATA_DIR: dataDir(), ...scaled });
+      // Refused before any connection is tried: nothing listens on port 1.
+      await expect(buildPlatform(config, { logger: false })).rejects.toThrow(
+        /SIGNING_KEY: required when DATABASE_URL or REDIS_URL is set .*randomBytes\(32\)\.toString\('base64url'\)/,
+      );
+    }
   });
 
   it('stops the start on a REDIS_URL that is not a Redis URL', () => {

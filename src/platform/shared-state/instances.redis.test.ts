@@ -230,8 +230,11 @@ describe('a sign-in that goes to whichever instance the balancer picks', () => {
   });
 
   it('refuses on B a form whose page came from an instance with another signing key', async () => {
-    // The control: without a shared SIGNING_KEY each data directory makes its own key.
-    const other = await startPlatform({ PLATFORM_PUBLIC_URL: a.config.publicUrl }, { shareWith: a });
+    // The control: an instance with a SIGNING_KEY of its own.
+    const other = await startPlatform(
+      { PLATFORM_PUBLIC_URL: a.config.publicUrl, SIGNING_KEY: randomBytes(32).toString('base64url') },
+      { shareWith: a },
+    );
     try {
       const person = browser();
       const page = await person.get(

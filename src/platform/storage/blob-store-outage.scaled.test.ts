@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csv, multipartBody } from '../testing/files';
+import { bucketContents } from '../testing/blob-stores';
+import { csv, multipartBody, pacedPost } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
-import { s3Endpoint, s3TestEnv } from '../testing/s3';
+import { s3Endpoint, s3TestEnv, testS3Client } from '../testing/s3';
 import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
 
 /**
@@ -17,12 +18,15 @@ const answeredWithinMs = 8_000;
 let proxy: TcpProxy;
 let platform: TestPlatform;
 let token: string;
+let bucket: string;
 
 beforeAll(async () => {
   const direct = new URL(s3Endpoint());
   proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+  const env = await s3TestEnv();
+  bucket = env.S3_BUCKET!;
   platform = await startPlatform({
-    ...(await s3TestEnv()),
+    ...env,
     S3_ENDPOINT: `http://127.0.0.1:${proxy.port}`,
     S3_REQUEST_TIMEOUT_MS: String(requestTimeoutMs),
   });
@@ -97,6 +101,37 @@ describe('the bucket unavailable while the platform runs', () => {
       expect((await download(retried)).status).toBe(200);
     },
   );
+
+  it('aborts the multipart upload of an upload the bucket failed, once the bucket is back', async () => {
+    const client = testS3Client();
+    try {
+      const unfinished = async () => (await bucketContents(client, bucket)).uploads.length;
+      const before = (await bucketContents(client, bucket)).objects;
+      // 12 MB over 6 s: lib-storage opens a multipart upload at the first 5 MB.
+      const answer = pacedPost(
+        `${platform.url}/v2/core/assets`,
+        token,
+        multipartBody(
+          { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+          { name: 'large.csv', bytes: Buffer.alloc(12 * 1024 * 1024, 'a') },
+        ),
+        6000,
+        { 'idempotency-key': 'multipart-during-reset' },
+      );
+      await expect.poll(unfinished).toBe(1);
+      proxy.reset();
+      try {
+        expect((await answer).status).toBe(503);
+      } finally {
+        await proxy.restore();
+      }
+      await expect.poll(unfinished, { timeout: 20_000 }).toBe(0);
+      // Nothing of it was kept.
+      expect((await bucketContents(client, bucket)).objects).toEqual(before);
+    } finally {
+      client.destroy();
+    }
+  });
 
   it('deletes an asset while the bucket is silent: its file is left for the sweep', async () => {
     const id = await uploaded('to-delete');

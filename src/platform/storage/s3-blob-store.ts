@@ -26,6 +26,7 @@ import {
   newBlobKey,
 } from './blob-intake';
 import { isMissingObject, isUnsatisfiableRange, listPages, presignGet } from './s3-client';
+import { outageOf } from '../backend-outages';
 
 export interface S3BlobStoreOptions {
   /** How many leading bytes a StagedBlob keeps in `head`; at least `minimumHeadBytes`. */
@@ -42,6 +43,34 @@ export const blobPrefix = 'blobs/';
  */
 const partSize = 5 * 1024 * 1024;
 const queueSize = 2;
+
+/** The first retry of an abort after this, each next one after twice as long, up to about 8 minutes in all. */
+const firstAbortRetryMs = 1000;
+const lastAbortRetryMs = 256_000;
+
+/**
+ * A multipart upload that failed because the bucket did (refused, reset, silent) could not be
+ * aborted either: its parts are aborted here once the bucket answers again, tried with backoff in
+ * the background (keys are never reused, so whatever upload is under this key is the failed one).
+ * After the last try the sweep (sweep.ts) is left to find it.
+ */
+function abortUnfinishedLater(client: S3Client, bucket: string, Key: string, delayMs = 0) {
+  const attempt = async () => {
+    try {
+      const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: Key }));
+      for (const upload of page.Uploads ?? []) {
+        if (upload.Key !== Key || !upload.UploadId) continue;
+        await client.send(
+          new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId: upload.UploadId }),
+        );
+      }
+    } catch {
+      const next = Math.max(firstAbortRetryMs, delayMs * 2);
+      if (next <= lastAbortRetryMs) abortUnfinishedLater(client, bucket, Key, next);
+    }
+  };
+  setTimeout(() => void attempt(), delayMs).unref();
+}
 
 /**
  * Blobs as objects `blobs/<key>` of one bucket. S3 has no rename, and copying every upload once
@@ -110,6 +139,8 @@ export function createS3BlobStore(
       // The source's own error is the one it keeps (`errored`): a multipart file stream may report
       // another one to its reader first (busboy: "Part terminated early" before "Unexpected end").
       const error = sourceFailure ? (source.errored ?? sourceFailure.error) : caught;
+      // lib-storage aborted its multipart upload, unless the bucket failed it: then it is tried again.
+      if (outageOf(caught)) abortUnfinishedLater(client, bucket, objectKey(key));
       // A multipart stream cut at its limit may report that as its own error instead of ending.
       if (isTruncated(source) && !(error instanceof BlobTooLargeError)) {
         throw new BlobTooLargeError(maxBytes, { cause: error });

@@ -1,7 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type { PlatformConfig } from '../env';
 import { freshPostgresSchema } from './postgres';
 import { testRedisEnv, testWithRedis } from './redis';
 import { s3EnvOf, s3TestEnv } from './s3';
+
+/** The key every test platform on the scale-out engines shares, as instances of one platform must. */
+export const testSigningKey = randomBytes(32).toString('base64url');
 
 /** Where a test platform keeps its state: configuration to add, and what to remove afterwards. */
 export interface TestBackend {
@@ -20,6 +24,7 @@ export async function testBackend(): Promise<TestBackend> {
   const schema = process.env.TEST_DATABASE === 'postgres' ? await freshPostgresSchema() : undefined;
   return {
     env: {
+      ...(schema || testWithRedis ? { SIGNING_KEY: testSigningKey } : {}),
       ...(schema ? { DATABASE_URL: schema.url } : {}),
       ...(process.env.TEST_BLOB_STORE === 's3' ? await s3TestEnv() : {}),
       ...(testWithRedis ? testRedisEnv() : {}),
@@ -40,6 +45,7 @@ export function sharedBackend(first: { config: PlatformConfig }): TestBackend {
   if (!database.url) throw new Error('Instances share a PostgreSQL database: run this in platform-scaled.');
   return {
     env: {
+      SIGNING_KEY: testSigningKey,
       DATABASE_URL: database.url,
       ...(blobStore.kind === 's3' ? s3EnvOf(blobStore) : {}),
       ...(redis ? testRedisEnv(redis.keyPrefix) : {}),

@@ -86,6 +86,17 @@ export function childPlatformFixture(dataDirPrefix: string, env: Record<string, 
       ) as ChildPlatform['webClient'];
       return { url: `http://127.0.0.1:${port}`, webClient };
     },
+    /** Sends the running process a signal (`exited` says when and how it ended). */
+    signal(name: NodeJS.Signals) {
+      child?.kill(name);
+    },
+    /** The running process's exit code (null for a signal), once it has exited. */
+    exited(): Promise<number | null> {
+      const running = child;
+      if (!running) return Promise.resolve(null);
+      if (running.exitCode !== null || running.signalCode !== null) return Promise.resolve(running.exitCode);
+      return new Promise((resolve) => running.once('exit', (code) => resolve(code)));
+    },
     /** SIGKILL, as a crash or a power cut would end it; answers once the process is gone. */
     async kill() {
       const running = child;
