@@ -118,20 +118,20 @@ describe('uploads from one page', () => {
           : HttpResponse.json({ asset: specAsset({ id: 77, name: 'kept.pdf' }) }, { status: 201 });
       }),
     );
-    const slot = () =>
+    const useSlot = () =>
       useUploads({
         entity: { type: 'Product', id: 7 },
         fileType: 'pitch_deck',
         onUploaded: () => undefined,
         onForbidden: () => undefined,
       });
-    const first = renderHookWith(slot);
+    const first = renderHookWith(useSlot);
     const chosen = new File(['%PDF kept'], 'kept.pdf');
     act(() => void first.result.current.start(chosen, { private: false, meta: {} }));
     await waitFor(() => expect(first.result.current.items[0]?.phase).toBe('failed'));
     // The page ends (a sign-in after the session ended, or a reload) and the slot is drawn again.
     first.unmount();
-    const again = renderHookWith(slot);
+    const again = renderHookWith(useSlot);
     await waitFor(() => expect(again.result.current.items).toHaveLength(1));
     const restored = again.result.current.items[0]!;
     expect(restored).toMatchObject({ phase: 'failed', retryable: true });
@@ -146,7 +146,7 @@ describe('uploads from one page', () => {
     expect(keys[1]).toBe(keys[0]);
     // Sent: nothing is kept any more.
     again.unmount();
-    const later = renderHookWith(slot);
+    const later = renderHookWith(useSlot);
     await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
     expect(later.result.current.items).toEqual([]);
   });
