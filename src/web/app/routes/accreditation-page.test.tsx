@@ -10,6 +10,7 @@ import {
   platformUrl,
   requirements,
 } from '../../testing/platform-double';
+import { undoWindowMs } from '../../lib/deferred-actions';
 import { renderRoutes } from '../../testing/render';
 import { EntityPage } from './entity-page';
 
@@ -20,7 +21,10 @@ import { EntityPage } from './entity-page';
  */
 const server = mockPlatform();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
+afterEach(() => {
+  vi.useRealTimers();
+  server.resetHandlers();
+});
 afterAll(() => server.close());
 
 const routes = [{ path: '/:kind/:id', element: <EntityPage /> }];
@@ -256,6 +260,47 @@ describe('after a rejection', () => {
     // A file added since the decision is the investor's to delete.
     expect(within(back!).getByText("Driver's licence — back")).toBeTruthy();
     expect(within(back!).getByRole('button', { name: 'Delete back.png' })).toBeTruthy();
+  });
+
+  it('says why a file of an earlier decision stays when the platform refuses its delete (409 retained)', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const deletes: string[] = [];
+    platformWith(ourAccreditation({ status: 'documents_needed', last_decision: rejected([22]) }), [
+      // Approved on once, before the last decision: the platform keeps it, the app does not know.
+      accreditationAsset({
+        id: 21,
+        name: 'old-back.png',
+        file_type: 'drivers_license',
+        meta: { side: 'back' },
+      }),
+      accreditationAsset({
+        id: 22,
+        name: 'front.png',
+        file_type: 'drivers_license',
+        meta: { side: 'front' },
+      }),
+    ]);
+    const detail = 'This file is kept as evidence of the approval of 1 November 2026.';
+    server.use(
+      http.delete(api('/v2/core/assets/:id'), ({ params }) => {
+        deletes.push(String(params.id));
+        return HttpResponse.json(
+          { type: 'about:blank', title: 'Conflict', status: 409, code: 'retained', detail },
+          { status: 409, headers: { 'Content-Type': 'application/problem+json' } },
+        );
+      }),
+    );
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    renderRoutes(routes, '/accreditations/3');
+    const licence = await screen.findByRole('region', { name: "Driver's licence" });
+    await user.click(within(licence).getByRole('button', { name: 'Delete old-back.png' }));
+    await vi.advanceTimersByTimeAsync(undoWindowMs);
+    expect(
+      await within(licence).findByText(`old-back.png was not deleted: ${detail}`, { exact: false }),
+    ).toBeTruthy();
+    expect(deletes).toEqual(['21']);
+    // The card is back: the file stayed.
+    expect(within(licence).getByRole('button', { name: 'Open old-back.png' })).toBeTruthy();
   });
 
   it('offers the licence’s sides for the next photo, the missing one first', async () => {

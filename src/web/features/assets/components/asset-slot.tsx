@@ -245,7 +245,10 @@ export function AssetSlot({
             {earlier.length === 1 ? 'An earlier file, not used' : `${earlier.length} earlier files, not used`}
           </h3>
           <p className="hint">
-            Only the newest {fileType.label.toLowerCase()} is used. Delete these when you no longer need them.
+            Only the newest {fileType.label.toLowerCase()} is used.{' '}
+            {earlier.every((file) => keptAs?.(file))
+              ? 'These stay: a decision was made on them.'
+              : 'Delete these when you no longer need them.'}
           </p>
           <ul className="asset-list" aria-label="Earlier files, not used">
             {earlier.map((file) => (
