@@ -209,9 +209,14 @@ export function AssetSlot({
 
   // An empty slot takes one line ("No pitch deck yet · Choose a file"), its rules folded away: the
   // page-wide drop target (page-drop.tsx) stands in for its drop area.
-  const compact = canEdit && shown.length === 0 && earlier.length === 0 && !sides;
+  // A one-file slot that has its file likewise offers Replace as a button beside its rules.
+  const empty = shown.length === 0 && earlier.length === 0;
+  const compact = canEdit && !sides && (empty || (single && inUse !== undefined));
   return (
-    <section className={compact ? 'slot card slot-empty' : 'slot card'} aria-labelledby={headingId}>
+    <section
+      className={canEdit && empty && !sides ? 'slot card slot-empty' : 'slot card'}
+      aria-labelledby={headingId}
+    >
       <div className="slot-head">
         {/* Focusable from script only: where focus goes when nothing nearer is left (a last delete). */}
         <h2 id={headingId} tabIndex={-1}>
