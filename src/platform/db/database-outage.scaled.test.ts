@@ -1,7 +1,11 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outageOf } from '../backend-outages';
+import { csv, multipartBody } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { freshPostgresSchema, testPostgresUrl, type TestSchema } from '../testing/postgres';
 import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
+import { openDatabase } from './database';
 
 /**
  * What a client meets while the platform's PostgreSQL is away (refused, silent, or resetting every
@@ -41,10 +45,19 @@ afterAll(async () => {
 
 /** A request that reads the database (the caller's entities and profile). */
 const me = () => fetch(`${platform.url}/v2/core/me`, { headers: bearer(token) });
+const upload = (idempotencyKey: string) =>
+  fetch(`${platform.url}/v2/core/assets`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'idempotency-key': idempotencyKey },
+    body: multipartBody(
+      { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
+      { name: 'figures.csv', bytes: csv() },
+    ),
+  });
 
-async function expectRefusedInTime() {
+async function expectRefusedInTime(request: () => Promise<Response> = me) {
   const started = performance.now();
-  const answer = await me();
+  const answer = await request();
   expect(performance.now() - started).toBeLessThan(answeredWithinMs);
   expect(answer.status).toBe(503);
   expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -71,19 +84,65 @@ describe('PostgreSQL unavailable while the platform runs', () => {
     ['resets every connection', () => proxy.reset()],
   ])(
     'answers 503 with Retry-After when PostgreSQL %s, and serves again once it is back',
-    async (_, fault) => {
+    async (fault, cause) => {
       expect((await me()).status).toBe(200);
-      await fault();
+      const key = `during-${fault.replaceAll(' ', '-')}`;
+      await cause();
       try {
         // Twice: the connections the pool held, then new ones.
         await expectRefusedInTime();
         await expectRefusedInTime();
+        await expectRefusedInTime(() => upload(key));
+        // Out of the load balancer's rotation meanwhile; alive all along.
+        await expect.poll(readiness).toBe('503 down');
+        expect((await fetch(`${platform.url}/livez`)).status).toBe(200);
       } finally {
         await proxy.restore();
       }
       await servesAgain();
+      // The refused upload's Idempotency-Key is free for its retry (no 409).
+      expect((await upload(key)).status).toBe(201);
     },
   );
+});
+
+describe('a connection lost while a transaction holds it', () => {
+  it('fails that transaction as an outage, without taking the process down, and the next one works', async () => {
+    const db = await openDatabase(platform.config);
+    try {
+      let holding = () => {};
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      let goOn = () => {};
+      const resetDone = new Promise<void>((resolve) => (goOn = resolve));
+      const transaction = db.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        // Between two statements: the connection is Kysely's, not the pool's.
+        holding();
+        await resetDone;
+        await sql`select 1`.execute(trx);
+      });
+      await held;
+      proxy.reset();
+      goOn();
+      const failed = await transaction.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(outageOf(failed)).toBeTruthy();
+      await proxy.restore();
+      await expect
+        .poll(() =>
+          sql`select 1 as one`.execute(db).then(
+            ({ rows }) => rows.length,
+            () => 0,
+          ),
+        )
+        .toBe(1);
+    } finally {
+      await proxy.restore();
+      await db.destroy();
+    }
+  });
 });
 
 describe('PostgreSQL unreachable at start', () => {

@@ -233,11 +233,21 @@ export function databaseAddress(url: string): string {
 const unansweredMarginMs = 1000;
 
 /**
- * A connection that is dropped when a query goes unanswered past its time (pg's "Query read
- * timeout"): pg only stops waiting, leaving the query in flight, so every later query on that
- * connection would queue behind it, and the pool would hand it out again and again.
+ * A connection that never takes the process down with it, and that is dropped when a query goes
+ * unanswered past its time (pg's "Query read timeout"): pg only stops waiting, leaving the query in
+ * flight, so every later query on that connection would queue behind it, and the pool would hand
+ * it out again and again.
  */
 class GivingUpClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // A connection lost while Kysely holds it (between two statements of a transaction, say) is
+    // an 'error' event with no listener, which would end the process: the pool listens only while
+    // the connection is idle. The statement under way fails by itself; on release the pool drops
+    // the connection, which is no longer queryable.
+    this.on('error', () => {});
+  }
+
   // pg's query has many overloads; this only watches the outcome of each, whichever was called.
   override query(...args: unknown[]): never {
     const last = args.length - 1;

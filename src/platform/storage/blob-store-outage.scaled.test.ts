@@ -90,6 +90,9 @@ describe('the bucket unavailable while the platform runs', () => {
       try {
         await expectUnavailableInTime(() => upload(key));
         await expectUnavailableInTime(() => download(stored));
+        // Out of the load balancer's rotation meanwhile; alive all along.
+        await expect.poll(readiness).toBe('503 down');
+        expect((await fetch(`${platform.url}/livez`)).status).toBe(200);
       } finally {
         await proxy.restore();
       }
