@@ -1,7 +1,7 @@
 /**
  * A fake investment platform for tests, written from the spec alone (what
- * `docs/platform-contract.md` says it shows): it offers what the spec shows and nothing more (no /me, no file-type list, no problem JSON, no
- * OpenAPI or .well-known metadata). Where the spec says "not shown", a switch picks the answer, or
+ * `docs/platform-contract.md` says it shows): it offers what the spec shows and nothing more (no
+ * /me, no file-type list, no problem JSON, no OpenAPI or .well-known metadata). Where the spec says "not shown", a switch picks the answer, or
  * the plain choice a Rails API would make is taken and said in a comment. It shares no code with
  * src/: the point is an independent reading of the spec. Everything is in memory; uploaded files sit
  * in a temporary directory removed on close.
