@@ -1,10 +1,10 @@
 /**
  * A fake investment platform for tests, written from the spec alone (what
  * `docs/platform-contract.md` says it shows): it offers what the spec shows and nothing more (no
- * /me, no file-type list, no problem JSON, no OpenAPI or .well-known metadata). Where the spec says "not shown", a switch picks the answer, or
- * the plain choice a Rails API would make is taken and said in a comment. It shares no code with
- * src/: the point is an independent reading of the spec. Everything is in memory; uploaded files sit
- * in a temporary directory removed on close.
+ * /me, no file-type list, no problem JSON, no OpenAPI or .well-known metadata). Where the spec says
+ * "not shown", a switch picks the answer, or the plain choice a Rails API would make is taken and
+ * said in a comment. It shares no code with src/: the point is an independent reading of the spec.
+ * Everything is in memory; uploaded files sit in a temporary directory removed on close.
  *
  * As a child process: `node --import tsx e2e/support/spec-only-platform.ts` prints `listening <url>`
  * once it accepts requests, and stops on SIGINT/SIGTERM. Its environment (defaults in brackets):
@@ -24,7 +24,7 @@
  *
  * There is no health route (the spec has none): `GET /auth/login/oauth/authorize` answers 400 once
  * the platform is up, which is enough for a readiness probe.
- */
+ **/
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import cookie from '@fastify/cookie';
