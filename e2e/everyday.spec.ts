@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
 import { expect, signIn, storedAccessToken, test } from './support/app';
 import { csvFile, multiPagePdf, quadrantsPng, type TestFile } from './support/files';
-import { card, chooserName, colourOf, cropAndSend, slot } from './support/page-parts';
+import { card, chooserName, colourOf, cropAndSend, dropFiles, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
 
 /**
@@ -454,4 +454,36 @@ test('a replace can be taken back like a delete: Undo removes the new file and t
   expect(await platformStatus(page, oldId)).toBe(200);
   await page.reload();
   await expect(card(slot(page, 'Pitch deck'), 'deck-before-undo.pdf')).toBeVisible();
+});
+
+test('a file dropped anywhere on a product page goes to the slot the person picks when several take it', async ({
+  page,
+}) => {
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/2');
+  await expect(slot(page, 'Charter document')).toBeVisible();
+  // Dropped on the page's title, far from any slot.
+  await dropFiles(page.getByRole('heading', { level: 1 }), [
+    multiPagePdf('dropped-charter.pdf', ['Charter']),
+  ]);
+  const ask = page.getByRole('dialog', { name: 'Where does dropped-charter.pdf go?' });
+  await expect(ask).toBeVisible();
+  // Only the slots that take a PDF; the logo and the cover take images alone.
+  await expect(ask.getByRole('button')).toHaveText([
+    'Pitch deck',
+    'One-page teaser',
+    'Business plan',
+    'Charter document',
+    'Cancel',
+  ]);
+  await ask.getByRole('button', { name: 'Charter document' }).click();
+  await expect(card(slot(page, 'Charter document'), 'dropped-charter.pdf')).toBeVisible();
+
+  // A file no slot takes is refused in words, and nothing is sent.
+  await dropFiles(page.getByRole('heading', { level: 1 }), [
+    { name: 'setup.exe', mimeType: 'application/x-msdownload', buffer: Buffer.from('MZ not really') },
+  ]);
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'setup.exe fits none of the slots of this product.' }),
+  ).toBeVisible();
 });

@@ -54,3 +54,23 @@ export function colourOf({ r, g, b }: { r: number; g: number; b: number }) {
   if (b > 170 && r < 100) return 'blue';
   return `rgb(${r}, ${g}, ${b})`;
 }
+
+/**
+ * Drops files on an element as a person dragging them from the desktop would: the browser's own
+ * drag events, carrying a DataTransfer made in the page with the files' bytes.
+ */
+export async function dropFiles(
+  target: Locator,
+  files: { name: string; mimeType: string; buffer: Buffer }[],
+) {
+  const dataTransfer = await target.page().evaluateHandle(
+    (sent) => {
+      const transfer = new DataTransfer();
+      for (const file of sent)
+        transfer.items.add(new File([new Uint8Array(file.bytes)], file.name, { type: file.mimeType }));
+      return transfer;
+    },
+    files.map((file) => ({ name: file.name, mimeType: file.mimeType, bytes: [...file.buffer] })),
+  );
+  for (const type of ['dragenter', 'dragover', 'drop']) await target.dispatchEvent(type, { dataTransfer });
+}
