@@ -299,7 +299,8 @@ test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the 
   await financials.getByTestId('input-financial_document').setInputFiles(figures);
   const figuresCard = card(financials, 'figures-2025.csv');
   await expect(figuresCard.getByText('CSV', { exact: true })).toBeVisible();
-  // Open asks for a fresh signed URL at the click; the bytes behind it are the uploaded ones.
+  // Open shows it in the viewer from a signed URL asked for at the click; the bytes behind it are the
+  // uploaded ones.
   const [signed] = await Promise.all([
     page.waitForResponse((r) => r.url().includes('/download_url')),
     figuresCard.getByRole('button', { name: 'Open figures-2025.csv' }).click(),
@@ -307,6 +308,10 @@ test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the 
   const { url } = (await signed.json()) as { url: string };
   const bytes = await (await page.request.get(url)).body();
   expect(bytes.equals(figures.buffer)).toBe(true);
+  await expect(
+    page.getByRole('dialog', { name: 'figures-2025.csv' }).getByRole('cell', { name: '1500' }),
+  ).toBeVisible();
+  await page.keyboard.press('Escape');
 
   // Paste, as from a screenshot tool: the focused "Choose a file" button's area takes it.
   await page.goto('/team-members/1');
