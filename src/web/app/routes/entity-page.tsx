@@ -117,8 +117,9 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
       queryClient.invalidateQueries({ queryKey: entityKeys.files(ref) }),
       queryClient.invalidateQueries({ queryKey: entityKeys.account() }),
     ]);
+  // The whole page takes dropped files, not only the slots (page-drop.tsx).
   return (
-    <>
+    <PageDrop what={label.toLowerCase()} enabled={canEdit}>
       <nav aria-label="Breadcrumb" className="breadcrumb">
         <Link to="/">Home</Link> <span aria-hidden="true">/</span> {label}
       </nav>
@@ -154,24 +155,22 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
       {!listed && uploadedHere.isPending && <Loading label="Loading the files uploaded from this browser…" />}
       {/* Someone who can only look is shown what there is: no rules, no empty slots. */}
       {!canEdit && listed && slots.length === 0 && <p className="empty">Nothing shared yet.</p>}
-      <PageDrop what={label.toLowerCase()} enabled={canEdit}>
-        <div className="slots">
-          {slots.map((fileType) => (
-            <AssetSlot
-              key={fileType.fileType}
-              entity={ref}
-              fileType={fileType}
-              files={files.filter((f) => f.fileType === fileType.fileType)}
-              listKey={listKey}
-              canEdit={canEdit}
-              onForbidden={onForbidden}
-              need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
-              keptAs={keptAs}
-              sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
-            />
-          ))}
-        </div>
-      </PageDrop>
+      <div className="slots">
+        {slots.map((fileType) => (
+          <AssetSlot
+            key={fileType.fileType}
+            entity={ref}
+            fileType={fileType}
+            files={files.filter((f) => f.fileType === fileType.fileType)}
+            listKey={listKey}
+            canEdit={canEdit}
+            onForbidden={onForbidden}
+            need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
+            keptAs={keptAs}
+            sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
+          />
+        ))}
+      </div>
       {listed && (
         <MoreFiles
           files={files}
@@ -182,7 +181,7 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
         />
       )}
       {ref.type === 'Accreditation' && listed && <HistoryList accreditationId={ref.id} />}
-    </>
+    </PageDrop>
   );
 }
 
