@@ -7,6 +7,7 @@ import {
   thumbnailBlobKeys,
   updateAssetAtVersion,
 } from '../db/repositories/assets';
+import { lockedAccreditationReviewState } from '../db/repositories/entities';
 import type { AssetRow } from '../db/schema';
 import { checkNotRetained, recordAccreditationFileChange } from '../entities/accreditations';
 import type { UpdateBody } from './asset-input';
@@ -74,6 +75,10 @@ export async function deleteAssetRows(
   expectedVersion?: number,
 ): Promise<string[] | undefined> {
   return ctx.db.transaction().execute(async (trx) => {
+    // An accreditation's file waits for a decision being recorded on it (which locks the same
+    // row), then sees it: refused as its evidence, never a foreign-key failure half-way.
+    if (row.assetable_type === 'Accreditation' && row.thumbnail_of === null)
+      await lockedAccreditationReviewState(trx, row.assetable_id);
     await checkNotRetained(trx, row.id);
     const thumbnailKeys = await thumbnailBlobKeys(trx, row.id);
     if (!(await deleteAsset(trx, row.id, expectedVersion))) return undefined;
