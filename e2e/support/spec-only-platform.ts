@@ -1,5 +1,5 @@
 /**
- * A fake investment platform for tests, written from `../shared/spec/platform-api.md` alone: it
+ * A fake investment platform for tests, written from the spec (`platform-api.md`) alone: it
  * offers what the spec shows and nothing more (no /me, no file-type list, no problem JSON, no
  * OpenAPI or .well-known metadata). Where the spec says "not shown", a switch picks the answer, or
  * the plain choice a Rails API would make is taken and said in a comment. It shares no code with

@@ -1,5 +1,5 @@
 /**
- * S6 and S7 of ../shared/design/performance.md, with their own platform and baseline servers so that
+ * S6 and S7 of docs/performance.md, with their own platform and baseline servers so that
  * `BENCH_ONLY=renditions npm run bench` runs them alone. Interleaved (A B A B ...), medians.
  *   S6  delivery of a 1 MB asset by signed URL, MB/s ÷ @fastify/static serving the same file
  *   S7  crop + resize to an 800 px WebP of a 4000×3000 JPEG through the rendition path (download_url,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: performance ratios of ../shared/design/performance.md, each against a baseline
+ * `npm run bench`: performance ratios of docs/performance.md, each against a baseline
  * measured in the same run, interleaved (A B A B ...), median of 5 rounds. Not part of `npm test`.
  *   S1 upload MB/s of POST /v2/core/assets ÷ a bare node:http server piping to disk (200 MB)
  *   S2 (peak RSS − idle RSS) during one 200 MB upload ÷ upload size

@@ -1,5 +1,5 @@
 /**
- * W4 of ../shared/design/performance.md: lab LCP, INP and CLS of the web app's main pages in headless
+ * W4 of docs/performance.md: lab LCP, INP and CLS of the web app's main pages in headless
  * Chromium under a throttled mobile profile (Lighthouse's: a 412 × 823 phone, 4× slower CPU, 150 ms
  * round trips, 1.6 Mb/s down, 750 kb/s up), each as a ratio to web.dev's "good" threshold (2.5 s,
  * 200 ms, 0.1); the target is ≤ 0.8. `BENCH_ONLY=web npm run bench` runs it alone; it builds the app
