@@ -29,7 +29,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'node',
-          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'e2e/support/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'e2e/support/**/*.test.ts', 'scripts/*.test.ts'],
           // What only the scale-out backends can do (several instances on one database, on one Redis)
           // runs in platform-scaled alone: *.scaled.test.ts and *.redis.test.ts.
           exclude: ['src/web/**', 'src/**/*.scaled.test.ts', 'src/**/*.redis.test.ts'],

@@ -228,7 +228,7 @@ export function printRows(rows: BenchRow[]) {
 }
 
 /**
- * A 4000 × 3000 photo-like JPEG (S7's and P3's source): noise blown up from a small image, so that
+ * A 4000 × 3000 photo-like JPEG (S7's and Peer-3's source): noise blown up from a small image, so that
  * it has smooth areas and edges, about the size a camera writes.
  */
 export async function photoJpeg() {

@@ -1,5 +1,5 @@
 /**
- * P4 of `npm run bench:peers`: GET /v2/core/assets/:id, ours against a bare Fastify +
+ * Peer-4 of `npm run bench:peers`: GET /v2/core/assets/:id, ours against a bare Fastify +
  * better-sqlite3 server reading the same row of the same database file with the same bearer token
  * (scripts/bench/servers.ts bare-read): server CPU per request, 32 keep-alive loops, in six times
  * as many rounds as the other parts, of 1 s each, shared by three processes a side. The per-round
@@ -7,7 +7,7 @@
  * how many requests each wake-up of the server finds varies); the median of 30 short rounds moved
  * by 2–6% between runs, that of 5 rounds of 3 s by 15%. One process of the same code also differs
  * from another by up to ±5% for its whole life: S4c's measure names each process's median.
- *   P4   bare ÷ ours (≥ 0.77 is the same as S4c ≤ 1.3)
+ *   Peer-4   bare ÷ ours (≥ 0.77 is the same as S4c ≤ 1.3)
  *   S4c  ours ÷ bare, the issue's way round (lower is better)
  *   S4c′ ours ÷ the bare read sending the same response headers as ours (the security headers
  *        and `Vary: Origin`), which every answer of ours carries and the bare read's do not
@@ -113,7 +113,7 @@ export async function benchReads(work: string, children: ChildProcess[], rounds:
     pairs.map((_, p) => cpu(loads.filter((_, index) => index % processesPerSide === p))).join(', ');
   return [
     {
-      id: 'P4',
+      id: 'Peer-4',
       measure: 'GET asset, server CPU per request (µs): bare ÷ ours',
       ours: cpu(oursLoads),
       peer: `Fastify + better-sqlite3 ${cpu(bareLoads)}`,
@@ -139,7 +139,7 @@ export async function benchReads(work: string, children: ChildProcess[], rounds:
       target: '≤ 1.3',
     },
     {
-      id: 'P4',
+      id: 'Peer-4',
       measure: 'GET asset, req/s (32 loops; the client shares the 2 cores)',
       ours: rate(oursLoads),
       peer: `Fastify + better-sqlite3 ${rate(bareLoads)}`,

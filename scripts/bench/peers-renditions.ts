@@ -1,5 +1,5 @@
 /**
- * P3 of `npm run bench:peers`: crop + 800 px WebP of a 12-megapixel JPEG (4000 × 3000, made with
+ * Peer-3 of `npm run bench:peers`: crop + 800 px WebP of a 12-megapixel JPEG (4000 × 3000, made with
  * sharp at run time), ours (the client's whole flow, as S7: download_url?variant=cropped&width=800,
  * then the signed URL) against ipx (scripts/bench/peers/ipx-server.ts, on the same sharp version).
  *   first     a crop never asked for before, in each round: time and server CPU (counted in the
@@ -117,7 +117,7 @@ export async function benchRenditions(
   const note = `(WebP ${firsts.ours[last]!.bytes.length} vs ${firsts.ipx[last]!.bytes.length} B${sameBytes ? ', byte-identical' : ''})`;
   return [
     {
-      id: 'P3',
+      id: 'Peer-3',
       measure: `first crop + 800 px WebP, time (ms): ipx ÷ ours ${note}`,
       ours: ms(firsts.ours),
       peer: `ipx ${ms(firsts.ipx)}`,
@@ -125,7 +125,7 @@ export async function benchRenditions(
       target: '≥ 1',
     },
     {
-      id: 'P3',
+      id: 'Peer-3',
       measure: 'first crop + 800 px WebP, server CPU (ms): ipx ÷ ours',
       ours: cpu(firsts.ours),
       peer: `ipx ${cpu(firsts.ipx)}`,
@@ -133,7 +133,7 @@ export async function benchRenditions(
       target: '≥ 1',
     },
     {
-      id: 'P3',
+      id: 'Peer-3',
       measure: 'repeated crop + 800 px WebP, time (ms): ipx ÷ ours',
       ours: ms(repeats.ours),
       peer: `ipx ${ms(repeats.ipx)}`,

@@ -1,5 +1,5 @@
 /**
- * P1 of `npm run bench:peers`: our sign-in and token endpoints against panva's oidc-provider
+ * Peer-1 of `npm run bench:peers`: our sign-in and token endpoints against panva's oidc-provider
  * (scripts/bench/peers/oidc-provider-server.ts), both persisting to SQLite in WAL with
  * synchronous = FULL, both hashing passwords with the platform's scrypt parameters.
  *   refresh  refresh-grant requests (rotating the refresh token each time) from 8 loops, each with
@@ -299,7 +299,7 @@ export async function benchSignIn(
   const ms = (flows: { ms: number }[]) => median(flows.map((f) => f.ms));
   return [
     {
-      id: 'P1',
+      id: 'Peer-1',
       measure: 'refresh grant, req/s (8 loops)',
       ours: rate(oursRefresh).toFixed(0),
       peer: `oidc-provider ${rate(peerRefresh).toFixed(0)}`,
@@ -307,7 +307,7 @@ export async function benchSignIn(
       target: '≥ 1',
     },
     {
-      id: 'P1',
+      id: 'Peer-1',
       measure: 'refresh grant, server CPU per request (µs): peer ÷ ours',
       ours: cpu(oursRefresh).toFixed(0),
       peer: `oidc-provider ${cpu(peerRefresh).toFixed(0)}`,
@@ -315,7 +315,7 @@ export async function benchSignIn(
       target: '≥ 1',
     },
     {
-      id: 'P1',
+      id: 'Peer-1',
       measure: 'sign-in flow with consent, time (ms): peer ÷ ours',
       ours: ms(oursFlows).toFixed(0),
       peer: `oidc-provider ${ms(peerFlows).toFixed(0)}`,
@@ -323,7 +323,7 @@ export async function benchSignIn(
       target: '≥ 1',
     },
     {
-      id: 'P1',
+      id: 'Peer-1',
       measure: 'sign-in flow with consent, server CPU per flow (ms): peer ÷ ours',
       ours: (cpu(oursFlows) / 1000).toFixed(0),
       peer: `oidc-provider ${(cpu(peerFlows) / 1000).toFixed(0)}`,

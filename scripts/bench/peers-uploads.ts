@@ -1,5 +1,5 @@
 /**
- * P2 of `npm run bench:peers`: uploads of 1 MB and 50 MB, client-side MB/s and server CPU per upload,
+ * Peer-2 of `npm run bench:peers`: uploads of 1 MB and 50 MB, client-side MB/s and server CPU per upload,
  * ours (POST /v2/core/assets, multipart: type sniffed, sha256 on the fly, file and folder fsynced,
  * the row committed with synchronous = FULL) against
  *   @tus/server + @tus/file-store (a creation POST, then one PATCH with the bytes; no fsync), and
@@ -160,7 +160,7 @@ export async function benchUploads(
       const name = sides[p + 1]!.name;
       rows.push(
         {
-          id: 'P2',
+          id: 'Peer-2',
           measure: `${label} upload, MB/s`,
           ours: median(oursLoads.map((l) => l.megabytesPerSecond)).toFixed(0),
           peer: `${name} ${median(peer.map((l) => l.megabytesPerSecond)).toFixed(0)}`,
@@ -168,7 +168,7 @@ export async function benchUploads(
           target: '≥ 1',
         },
         {
-          id: 'P2',
+          id: 'Peer-2',
           measure: `${label} upload, server CPU per upload (ms): peer ÷ ours`,
           ours: (median(oursLoads.map((l) => l.cpuMicrosPerUpload)) / 1000).toFixed(1),
           peer: `${name} ${(median(peer.map((l) => l.cpuMicrosPerUpload)) / 1000).toFixed(1)}`,

@@ -2,14 +2,14 @@
  * `npm run bench:peers`: our platform beside the projects people would otherwise pick for each job,
  * in interleaved rounds (A B A B ...), medians, with the spread of the per-round ratios. The peers
  * are installed on demand into scripts/bench/peers (its own package.json, not part of `npm ci`).
- *   P1 sign-in and refresh grant ÷ panva's oidc-provider at the same durability (peers-sign-in.ts)
- *   P2 1 MB and 50 MB uploads ÷ @tus/server + @tus/file-store, ÷ Fastify + @fastify/multipart
+ *   Peer-1 sign-in and refresh grant ÷ panva's oidc-provider at the same durability (peers-sign-in.ts)
+ *   Peer-2 1 MB and 50 MB uploads ÷ @tus/server + @tus/file-store, ÷ Fastify + @fastify/multipart
  *      writing to disk with fsync (peers-uploads.ts)
- *   P3 first and repeated crop + 800 px WebP of a 12-megapixel JPEG ÷ ipx (peers-renditions.ts)
- *   P4 GET /v2/core/assets/:id server CPU per request: a bare Fastify + better-sqlite3 read of the
+ *   Peer-3 first and repeated crop + 800 px WebP of a 12-megapixel JPEG ÷ ipx (peers-renditions.ts)
+ *   Peer-4 GET /v2/core/assets/:id server CPU per request: a bare Fastify + better-sqlite3 read of the
  *      same row ÷ ours; and S4c, its inverse (peers-reads.ts)
  * Every ratio reads "higher is better for us": ≥ 1 means ours is ahead or equal.
- * BENCH_ONLY=P1|P2|P3|P4 runs one part; BENCH_ROUNDS (default 5) sets the rounds. Ports 4930–4968,
+ * BENCH_ONLY=Peer-1|Peer-2|Peer-3|Peer-4 runs one part; BENCH_ROUNDS (default 5) sets the rounds. Ports 4930–4968,
  * apart from `npm run bench`'s (4900–4921, 4950–4951), so that the two may run at once.
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
@@ -47,10 +47,10 @@ function installPeers() {
 
 const parts: Record<string, (work: string, children: ChildProcess[], rounds: number) => Promise<PeerRow[]>> =
   {
-    P1: benchSignIn,
-    P2: benchUploads,
-    P3: benchRenditions,
-    P4: benchReads,
+    'Peer-1': benchSignIn,
+    'Peer-2': benchUploads,
+    'Peer-3': benchRenditions,
+    'Peer-4': benchReads,
   };
 
 installPeers();

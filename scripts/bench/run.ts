@@ -7,7 +7,7 @@
  *   S4 GET /v2/core/assets/:id ÷ Fastify hello world
  *   S5 GET /v2/core/assets/:id/download_url ÷ hello world
  *   (S4 and S5 are steered by server CPU per request, hello world's ÷ ours; req/s beside it)
- *   P1–P4 and S4c, against other projects' servers: scripts/bench/peers.ts (npm run bench:peers)
+ *   Peer-1–Peer-4 and S4c, against other projects' servers: scripts/bench/peers.ts (npm run bench:peers)
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)

@@ -3,9 +3,9 @@
  * that its CPU time and memory can be read from /proc:  tsx scripts/bench/servers.ts KIND PORT ARG
  *   pipe PORT DIR        a bare node:http server piping the request body to disk (S1–S3)
  *   hello PORT           Fastify hello world (S4, S5)
- *   multipart PORT DIR   Fastify + @fastify/multipart writing the file part to disk, fsynced (P2)
+ *   multipart PORT DIR   Fastify + @fastify/multipart writing the file part to disk, fsynced (Peer-2)
  *   bare-read PORT DB    Fastify + better-sqlite3 answering GET /v2/core/assets/:id from the
- *                        platform's database file, with a bearer token (P4, S4c); with
+ *                        platform's database file, with a bearer token (Peer-4, S4c); with
  *                        BARE_READ_HEADERS (JSON) it also sends those headers on every answer
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * panva's oidc-provider as the peer of our sign-in and token endpoints (P1), configured to do what
+ * panva's oidc-provider as the peer of our sign-in and token endpoints (Peer-1), configured to do what
  * ours does: authorization code without PKCE for a confidential client (client_secret_post), one
  * scope (`full`) for one API, opaque access tokens, a refresh token with every grant, rotated at each
  * use; accounts checked with the platform's own password hashing (scrypt, its parameters); every

@@ -1,5 +1,5 @@
 /**
- * @tus/server with @tus/file-store as the peer of our uploads (P2), as its README sets it up:
+ * @tus/server with @tus/file-store as the peer of our uploads (Peer-2), as its README sets it up:
  *   tsx scripts/bench/peers/tus-server.ts PORT DIR
  * @tus/file-store writes with a plain write stream and does not fsync (2.1.1).
  */

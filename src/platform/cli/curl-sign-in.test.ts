@@ -13,7 +13,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'platform-curl-'));
 let url = '';
 let server: ChildProcess;
 
-// The platform with DEMO_SEED=1 on an empty data directory, as the README tells people to run it
+// The platform with DEMO_SEED=1 on an empty data directory, as docs/development.md tells people to run it
 // (`npm run platform`; started here with node itself, as every child program of the tests is).
 beforeAll(async () => {
   const port = await freePort();

@@ -205,7 +205,8 @@ function openSqlite(dataDir: string): DB {
   // An answered write survives a power loss, not only a crash of this process: with WAL, NORMAL
   // syncs only at checkpoints, so the last commits before a power cut could vanish after their 201
   // (an upload whose file is on disk but whose row is not). FULL syncs the WAL at every commit;
-  // what it costs is measured in the README ("The platform's endpoints so far"; issue 15, point 6).
+  // what it costs is measured in docs/platform-contract.md ("Our platform's endpoints in words";
+  // issue 15, point 6).
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   // The admin commands may write while a server runs: wait for its lock instead of failing.

@@ -33,7 +33,7 @@ const minute = 60_000;
 const day = 24 * 60 * minute;
 
 /**
- * The numbers (README, "Sign-in throttling"). Per account: 5 failures, then waits of 1, 2, 4, 8
+ * The numbers (docs/decisions.md, "Sign-in throttling"). Per account: 5 failures, then waits of 1, 2, 4, 8
  * and then 15 minutes after each further one: at most about 100 guesses a day, while a person who
  * mistypes five times waits one minute. Per address: 20, since an office or a phone network puts
  * many people behind one. A known browser: 10 failures before it loses its pass.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
-/** The Redis the tests use; `.ci/run` and the README's set-up start one on the default port. */
+/** The Redis the tests use; `.ci/run` and docs/development.md's set-up start one on the default port. */
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Whether this run puts the platforms on Redis (the `platform-scaled` Vitest project sets it). */

@@ -82,8 +82,8 @@ type AssetPageRequest = { before?: number; limit: number; withPrivate: boolean; 
  * to one file type (a single-file slot's newest file: `limit` 1).
  *
  * The index `assets_by_entity` (assetable_type, assetable_id, id) answers it without sorting: the
- * query reads the page's rows and stops, however many assets the entity has (measured: S11 in the
- * README; the plan is checked in entity-asset-pages.test.ts).
+ * query reads the page's rows and stops, however many assets the entity has (measured: S11 in
+ * docs/performance.md; the plan is checked in entity-asset-pages.test.ts).
  */
 export function entityAssetPage(db: DB, entity: EntityRef, page: AssetPageRequest) {
   return entityAssetPageQuery(db, entity, page).execute();
