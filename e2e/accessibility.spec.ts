@@ -1,9 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
-import { quadrantsPng } from './support/files';
+import { multiPagePdf, quadrantsPng } from './support/files';
 import { sendForReview } from './support/accreditation';
-import { cropAndSend } from './support/page-parts';
+import { cropAndSend, dropFiles } from './support/page-parts';
 
 /** Every page in both colour schemes, on a 360 px phone and a desktop (web-app.md Quality bar). */
 const looks = [
@@ -161,4 +161,14 @@ test('the admin’s review queue, the viewer beside the decision, and the decide
   await visit(page, '/review?show=decided', 'Review accreditations');
   found.push(...(await seriousViolations(page, 'decided')));
   expect(found).toEqual([]);
+});
+
+test('the question a page-wide drop asks', async ({ page }) => {
+  await signIn(page, 'issuer@demo.test');
+  await visit(page, '/products/2', /Harbor Street Lofts/);
+  await dropFiles(page.getByRole('heading', { level: 1 }), [multiPagePdf('where.pdf', ['Where'])]);
+  await expect(page.getByRole('dialog', { name: 'Where does where.pdf go?' })).toBeVisible();
+  expect(await seriousViolations(page, 'page-wide drop question')).toEqual([]);
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
 });

@@ -67,3 +67,45 @@ test('an entity with more than one page of files loads the rest when scrolled', 
   await expect(page.getByRole('status').filter({ hasText: 'all 105 files are shown' })).toHaveCount(1);
   await expect(page.getByRole('button', { name: 'Show more files' })).toHaveCount(0);
 });
+
+test('an entity page in the order of the job: slots most looked-at first, empty ones a line each, files only for someone who can only look', async ({
+  page,
+  browser,
+}) => {
+  // A product is recognised by its logo and cover before anyone reads its charter.
+  await signIn(page, 'issuer@demo.test');
+  await page.goto('/products/1');
+  await expect(page.locator('.slot h2')).toHaveText([
+    'Logo',
+    'Cover image',
+    'Pitch deck',
+    'One-page teaser',
+    'Business plan',
+    'Charter document',
+  ]);
+
+  // A new investor's accreditation: the letter first, and every empty slot a line of its own with
+  // its rules folded away until asked for.
+  const newcomer = addUser('investor', `Olga Order ${Date.now()}`);
+  const accreditation = newcomer.accreditation!;
+  const investor = await (await browser.newContext()).newPage();
+  await signIn(investor, newcomer.email, newcomer.password);
+  await investor.goto(`/accreditations/${accreditation.id}`);
+  await expect(investor.locator('.slot h2').first()).toHaveText('Letter of accreditation');
+  const letter = slot(investor, 'Letter of accreditation');
+  await expect(letter.getByText('No letter of accreditation yet')).toBeVisible();
+  const rules = letter.getByText(/Accepts a PDF/);
+  await expect(rules).toBeHidden();
+  await letter.getByText('What it takes').click();
+  await expect(rules).toBeVisible();
+  await investor.close();
+
+  // An admin may look at it but not change it: nothing is there yet, and nothing offers to upload.
+  const admin = await (await browser.newContext()).newPage();
+  await signIn(admin, 'admin@demo.test');
+  await admin.goto(`/accreditations/${accreditation.id}`);
+  await expect(admin.getByText('Nothing shared yet.')).toBeVisible();
+  await expect(admin.getByRole('region', { name: 'Letter of accreditation' })).toHaveCount(0);
+  await expect(admin.getByRole('button', { name: /^Choose a file/ })).toHaveCount(0);
+  await admin.close();
+});
