@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
 import { multiPagePdf, quadrantsPng } from './support/files';
 import { sendForReview } from './support/accreditation';
-import { cropAndSend, dropFiles } from './support/page-parts';
+import { cropAndSend, dropFiles, settled } from './support/page-parts';
 
 /** Every page in both colour schemes, on a 360 px phone and a desktop (web-app.md Quality bar). */
 const looks = [
@@ -39,7 +39,7 @@ async function visit(page: Page, path: string, ready: string | RegExp) {
   await page.goto(path);
   await expect(page.getByRole('heading', { name: ready }).first()).toBeVisible();
   // Upload areas and previews load after the heading.
-  await page.waitForLoadState('networkidle');
+  await settled(page);
 }
 
 // Each page is checked in four looks by axe, which takes seconds of CPU per check: on a busy

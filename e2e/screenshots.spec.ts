@@ -3,7 +3,7 @@ import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
 import { multiPagePdf, quadrantsPng, rotatedPhotoJpeg } from './support/files';
 import { sendForReview } from './support/accreditation';
-import { cropAndSend } from './support/page-parts';
+import { cropAndSend, settled } from './support/page-parts';
 
 /**
  * The main pages at phone and desktop width. Written to test-results/ on every run (so the pages are
@@ -20,7 +20,7 @@ async function shoot(page: Page, name: string, { dialog = false } = {}) {
   mkdirSync(folder, { recursive: true });
   for (const size of sizes) {
     await page.setViewportSize({ width: size.width, height: size.height });
-    await page.waitForLoadState('networkidle');
+    await settled(page);
     await page.screenshot({
       path: `${folder}/${name}-${size.name}.png`,
       fullPage: !dialog,

@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import sharp from 'sharp';
 
 /** An upload slot of an entity page, by its file type's label. */
@@ -73,4 +73,13 @@ export async function dropFiles(
     files.map((file) => ({ name: file.name, mimeType: file.mimeType, bytes: [...file.buffer] })),
   );
   for (const type of ['dragenter', 'dragover', 'drop']) await target.dispatchEvent(type, { dataTransfer });
+}
+
+/**
+ * The page has finished drawing what it shows: nothing marked busy or spinning, and every picture
+ * loaded. What a person would wait for before looking, instead of the network falling silent.
+ */
+export async function settled(page: Page) {
+  await expect(page.locator('[aria-busy="true"], .spinner')).toHaveCount(0);
+  await page.waitForFunction(() => Array.from(document.images).every((image) => image.complete));
 }
