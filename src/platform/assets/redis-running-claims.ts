@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { RedisDegradedMode } from '../shared-state/degraded-mode';
 import type { LeasedMembers } from '../shared-state/leased-members';
 import type { RunningClaims } from './running-claims';
 
@@ -13,7 +13,7 @@ export class RedisRunningClaims implements RunningClaims {
   constructor(
     private readonly leases: LeasedMembers,
     prefix: string,
-    private readonly log: Pick<FastifyBaseLogger, 'error'>,
+    private readonly degraded: RedisDegradedMode,
   ) {
     this.key = `${prefix}running-claims`;
   }
@@ -24,20 +24,25 @@ export class RedisRunningClaims implements RunningClaims {
    * (the claim is fenced: one key never makes two assets).
    */
   async hold(name: string) {
+    if (this.degraded.active) {
+      this.degraded.skipped();
+      return { release: () => {} };
+    }
     try {
       await this.leases.add(this.key, name);
     } catch (error) {
-      this.log.error({ err: error }, 'Idempotency-Key: Redis failed; the claim is not marked as running');
+      this.degraded.failed(error);
     }
     return { release: () => this.leases.remove(this.key, name) };
   }
 
   /** When Redis fails, every claim counts as running: a retry then answers 409 rather than risk a second asset. */
   async running(names: string[]) {
+    if (this.degraded.active) return new Set(names);
     try {
       return await this.leases.alive(this.key, names);
     } catch (error) {
-      this.log.error({ err: error }, 'Idempotency-Key: Redis failed; claims in progress count as running');
+      this.degraded.failed(error);
       return new Set(names);
     }
   }

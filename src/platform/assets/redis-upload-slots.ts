@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { RedisDegradedMode } from '../shared-state/degraded-mode';
 import { type LeasedMembers, redisNowLua } from '../shared-state/leased-members';
 import { defineScript } from '../shared-state/redis-script';
 import { MemoryUploadSlots, type SlotAnswer, type UploadSlots } from './upload-slots';
@@ -25,7 +25,8 @@ return {1, running + 1}
  * whose instances nobody lists, and checking it and adding to it could not be one atomic step.
  *
  * When Redis fails, uploads are not refused for it: the cap protects capacity, not data, so each
- * instance then caps its own uploads in memory (`MemoryUploadSlots`) until Redis answers again.
+ * instance then caps its own uploads in memory (`MemoryUploadSlots`) until Redis answers again
+ * (degraded mode, shared-state/degraded-mode.ts).
  */
 export class RedisUploadSlots implements UploadSlots {
   private readonly takeScript;
@@ -36,20 +37,24 @@ export class RedisUploadSlots implements UploadSlots {
     private readonly leases: LeasedMembers,
     private readonly prefix: string,
     private readonly perUser: number,
-    private readonly log: Pick<FastifyBaseLogger, 'error'>,
+    private readonly degraded: RedisDegradedMode,
   ) {
     this.takeScript = defineScript(redis, 'uploadSlotTake', 1, takeLua);
     this.fallback = new MemoryUploadSlots(perUser);
   }
 
   async take(userId: number): Promise<SlotAnswer> {
+    if (this.degraded.active) {
+      this.degraded.skipped();
+      return this.fallback.take(userId);
+    }
     const key = `${this.prefix}uploads:${userId}`;
     const id = randomUUID();
     let answer: [number, number];
     try {
       answer = (await this.takeScript([key], [id, this.leases.leaseMs, this.perUser])) as [number, number];
     } catch (error) {
-      this.log.error({ err: error }, 'upload cap: Redis failed; this instance counts its own uploads');
+      this.degraded.failed(error);
       return this.fallback.take(userId);
     }
     const [taken, running] = answer;

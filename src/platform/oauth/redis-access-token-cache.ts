@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import { OAuthError } from '../errors';
+import type { RedisDegradedMode } from '../shared-state/degraded-mode';
 import type { RedisConnection } from '../shared-state/redis-connection';
 import { type AccessTokenCache, MemoryAccessTokenCache } from './access-token-cache';
 import type { Caller } from './bearer';
@@ -17,6 +16,11 @@ const trustMs = 800;
  * must not put it back. Far longer than any commit takes, and revocations are few.
  */
 const tombstoneMs = 60_000;
+
+/** Revocations kept to publish once Redis is back; past it the oldest go (tombstones last a minute anyway). */
+const maxUnpublished = 10_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const isRevocation = (value: unknown): value is Revocation =>
   typeof value === 'object' &&
@@ -38,8 +42,13 @@ const isRevocation = (value: unknown): value is Revocation =>
  * lapses (Redis gone, a slow machine), requests read the database, as without a cache, and the
  * entries are dropped, since revocations may have been missed meanwhile.
  *
- * A revocation that cannot be published fails (503, `temporarily_unavailable`) before anything is
- * revoked, so the client retries; no answer claims a revocation some instance has not been told of.
+ * A revocation that cannot be published (Redis away: degraded mode) still goes through: it waits
+ * until every instance that lost Redis with this one has stopped trusting its cache (`trustMs`
+ * after the failure: their last answered ping was sent before it), so that the revocation,
+ * committed in the database once this returns, is refused everywhere when it is answered. It is
+ * published once Redis answers again, for an instance that kept Redis while this one lost it (a
+ * partition of one instance; that one may serve such a token from its cache until then, at most a
+ * minute, `maxAgeMs` of access-token-cache.ts).
  */
 export class RedisAccessTokenCache implements AccessTokenCache {
   private readonly local = new MemoryAccessTokenCache();
@@ -48,13 +57,15 @@ export class RedisAccessTokenCache implements AccessTokenCache {
   private trustedUntil = 0;
   /** Counts the lapses: a lookup that started before one may have missed a revocation. */
   private lapses = 0;
+  /** Revocations that Redis did not take, oldest first. */
+  private unpublished: Revocation[] = [];
   private readonly timer: NodeJS.Timeout;
 
   private constructor(
     private readonly commands: Redis,
     private readonly subscriber: Redis,
     private readonly channel: string,
-    private readonly log: FastifyBaseLogger,
+    private readonly degraded: RedisDegradedMode,
   ) {
     subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.channel) return;
@@ -71,10 +82,10 @@ export class RedisAccessTokenCache implements AccessTokenCache {
     this.timer.unref();
   }
 
-  static async start(connection: RedisConnection, prefix: string, log: FastifyBaseLogger) {
+  static async start(connection: RedisConnection, prefix: string) {
     const subscriber = await connection.subscriber();
     const channel = `${prefix}revocations`;
-    const cache = new RedisAccessTokenCache(connection.commands, subscriber, channel, log);
+    const cache = new RedisAccessTokenCache(connection.commands, subscriber, channel, connection.degraded);
     await subscriber.subscribe(channel);
     return cache;
   }
@@ -107,17 +118,27 @@ export class RedisAccessTokenCache implements AccessTokenCache {
 
   private async revoke(revocation: Revocation) {
     this.apply(revocation);
+    // Tried even in degraded mode (it fails at once on a lost connection): Redis may be back before
+    // this instance has noticed, and other instances may trust their caches again by then.
     try {
       await this.commands.publish(this.channel, JSON.stringify(revocation));
+      return;
     } catch (error) {
-      this.log.error({ err: error }, 'revocation: Redis failed; the revocation is refused');
-      throw new OAuthError(
-        'temporarily_unavailable',
-        'The revocation could not be shared with every server just now; nothing was revoked. Try again.',
-        503,
-        { 'retry-after': '5' },
-      );
+      this.degraded.failed(error);
     }
+    this.unpublished.push(revocation);
+    if (this.unpublished.length > maxUnpublished) this.unpublished.shift();
+    await sleep(trustMs);
+  }
+
+  /** Publishes the revocations Redis missed, once it answers again; those it fails on wait for the next time. */
+  private publishMissed() {
+    const missed = this.unpublished;
+    this.unpublished = [];
+    for (const revocation of missed)
+      this.commands.publish(this.channel, JSON.stringify(revocation)).catch(() => {
+        this.unpublished.push(revocation);
+      });
   }
 
   private apply(revocation: Revocation) {
@@ -155,9 +176,10 @@ export class RedisAccessTokenCache implements AccessTokenCache {
         // A lapse since the last answer: revocations may have gone by unseen.
         if (performance.now() > this.trustedUntil) this.lapse();
         this.trustedUntil = Math.max(this.trustedUntil, sentAt + trustMs);
+        if (this.unpublished.length > 0) this.publishMissed();
       },
-      // Trust runs out by itself; the connection logs its own failures.
-      () => {},
+      // Trust runs out by itself; a subscription that goes silent starts degraded mode.
+      (error: unknown) => this.degraded.failed(error, false),
     );
   }
 }

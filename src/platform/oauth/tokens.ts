@@ -41,7 +41,8 @@ export async function issueTokens(
 
 /**
  * Ends a whole token family: every access and refresh token issued in it stops working. The caches
- * are told first (every instance's, with Redis): when they cannot be, nothing is revoked.
+ * are told first (every instance's, with Redis; while Redis is away, once no instance trusts its
+ * cache: redis-access-token-cache.ts), then the database.
  */
 export async function revokeGrant(ctx: PlatformContext, db: DB, grantId: number) {
   await ctx.accessTokens.forgetGrant(grantId);

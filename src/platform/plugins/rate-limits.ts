@@ -3,13 +3,66 @@ import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { RedisDegradedMode } from '../shared-state/degraded-mode';
+
+/** Counts kept in Redis, one budget for every instance; in degraded mode each instance's own. */
+export interface SharedRateLimitStore {
+  redis: Redis;
+  nameSpace: string;
+  degraded: RedisDegradedMode;
+}
 
 export interface RateLimitOptions {
   /** Requests per address and window. */
   max: number;
   timeWindow: number;
-  /** Counts kept in Redis, one budget for every instance (shared-state.ts says what a failure does); else in memory. */
-  redis?: { redis: Redis; nameSpace: string; skipOnError: true };
+  /** Counts kept in Redis (shared-state.ts); else in memory. */
+  redis?: SharedRateLimitStore;
+}
+
+type Counted = { current: number; ttl: number };
+type Counter = (error: Error | null, counted: Counted | null) => void;
+interface Store {
+  incr(key: string, done: Counter, timeWindow: number, max: number): void;
+  child(routeOptions: unknown): Store;
+}
+
+/**
+ * The plugin's Redis store, and its memory store for when Redis fails or degraded mode is on: the
+ * limits then hold per instance (each its own budget) rather than not at all. A child (a route's
+ * own limit, such as the token endpoint's) is the pair of both stores' children.
+ */
+class StoreWithFallback implements Store {
+  constructor(
+    private readonly shared: Store,
+    private readonly local: Store,
+    private readonly degraded: RedisDegradedMode,
+  ) {}
+
+  incr(key: string, done: Counter, timeWindow: number, max: number) {
+    if (this.degraded.active) {
+      this.degraded.skipped();
+      return this.local.incr(key, done, timeWindow, max);
+    }
+    this.shared.incr(
+      key,
+      (error, counted) => {
+        if (!error) return done(null, counted);
+        this.degraded.failed(error);
+        this.local.incr(key, done, timeWindow, max);
+      },
+      timeWindow,
+      max,
+    );
+  }
+
+  child(routeOptions: unknown) {
+    return new StoreWithFallback(
+      this.shared.child(routeOptions),
+      this.local.child(routeOptions),
+      this.degraded,
+    );
+  }
 }
 
 /**
@@ -39,16 +92,20 @@ const refusal = (after: string) =>
  * The 429 has the plugin's headers: the counters and `Retry-After`.
  */
 export async function rateLimits(app: FastifyInstance, options: RateLimitOptions) {
+  const local = new LocalStore(false, false) as unknown as Store;
   const store = options.redis
-    ? new RedisStore(false, false, options.redis.redis, options.redis.nameSpace)
-    : new LocalStore(false, false);
+    ? new StoreWithFallback(
+        new RedisStore(false, false, options.redis.redis, options.redis.nameSpace) as unknown as Store,
+        local,
+        options.redis.degraded,
+      )
+    : local;
   // The plugin makes its store with `new`; a function that returns an object hands it that object.
   const sharedStore = function () {
     return store;
   } as unknown as FastifyRateLimitStoreCtor;
   await app.register(rateLimit, {
     store: sharedStore,
-    skipOnError: options.redis?.skipOnError ?? false,
     max: options.max,
     timeWindow: options.timeWindow,
     keyGenerator: (request) => addressKey(request.ip),
@@ -65,7 +122,7 @@ export async function rateLimits(app: FastifyInstance, options: RateLimitOptions
 
   /**
    * Counts an API request against its address's budget, then calls `next`: with the 429 once the
-   * budget is spent, with nothing otherwise (and when Redis cannot count, as the plugin does).
+   * budget is spent, with nothing otherwise.
    */
   return function countApiRequest(
     request: FastifyRequest,
@@ -75,7 +132,7 @@ export async function rateLimits(app: FastifyInstance, options: RateLimitOptions
     store.incr(
       addressKey(request.ip),
       (error, counted) => {
-        if (error || !counted) return next(options.redis?.skipOnError ? undefined : (error ?? undefined));
+        if (error || !counted) return next(error ?? undefined);
         if (counted.current <= options.max) return next();
         const seconds = Math.ceil(counted.ttl / 1000);
         reply.headers({

@@ -1,8 +1,14 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
-import { PageError } from '../errors';
+import type { RedisDegradedMode } from '../shared-state/degraded-mode';
 import { defineScript } from '../shared-state/redis-script';
-import type { SignInAttempt, SignInRules, SignInThrottle, SignInTurn, ThrottleRule } from './sign-in-limiter';
+import {
+  type SignInAttempt,
+  SignInLimiter,
+  type SignInRules,
+  type SignInThrottle,
+  type SignInTurn,
+  type ThrottleRule,
+} from './sign-in-limiter';
 
 /**
  * Lua shared by both scripts: a key is a hash {count, last}; `current` forgets it a rule's
@@ -86,36 +92,37 @@ const ruleArgs = (rule: ThrottleRule) => [
 ];
 
 /**
- * Fails closed: when Redis cannot be asked, no password is checked (a 503 page says to try again
- * shortly), since an attempt that is not counted would let guessing go unchecked. People already
- * signed in, and every API call, do not depend on it.
+ * The sign-in rules of sign-in-limiter.ts, kept in Redis so that every instance counts together.
+ *
+ * While Redis is away (degraded mode) each instance counts in its own memory, with the very
+ * limiter the embedded default uses: passwords are still checked and guessing still slowed, each
+ * instance holding its own counts (bounded as that limiter is). Refusing every sign-in instead
+ * would lock everyone out for as long as Redis is gone.
  */
-const unavailable = () =>
-  new PageError(
-    503,
-    'Sign-in briefly unavailable',
-    'Signing in is unavailable for a moment on our side; your password was not checked. Try again in a minute.',
-  );
-
-/** The sign-in rules of sign-in-limiter.ts, kept in Redis so that every instance counts together. */
 export class RedisSignInLimiter implements SignInThrottle {
   private readonly beginScript;
   private readonly succeededScript;
   private readonly rules: (string | number)[];
+  private readonly fallback: SignInLimiter;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     rules: SignInRules,
     private readonly clock: () => number,
-    private readonly log: Pick<FastifyBaseLogger, 'error'>,
+    private readonly degraded: RedisDegradedMode,
   ) {
+    this.fallback = new SignInLimiter(rules, clock);
     this.beginScript = defineScript(redis, 'signInBegin', 3, beginLua);
     this.succeededScript = defineScript(redis, 'signInSucceeded', 2, succeededLua);
     this.rules = [...ruleArgs(rules.account), ...ruleArgs(rules.address), ...ruleArgs(rules.device)];
   }
 
   async begin(attempt: SignInAttempt): Promise<SignInTurn> {
+    if (this.degraded.active) {
+      this.degraded.skipped();
+      return this.fallback.begin(attempt);
+    }
     const keys = {
       account: `${this.prefix}sign-in:account:${attempt.account.trim().toLowerCase()}`,
       address: `${this.prefix}sign-in:address:${attempt.address}`,
@@ -130,8 +137,8 @@ export class RedisSignInLimiter implements SignInThrottle {
         [now, hasDevice, ...this.rules],
       )) as number[];
     } catch (error) {
-      this.log.error({ err: error }, 'sign-in throttling: Redis failed; the attempt is refused');
-      throw unavailable();
+      this.degraded.failed(error);
+      return this.fallback.begin(attempt);
     }
     const [waitMs, byDevice, beforeCount, beforeLast] = answer as [number, number, number?, number?];
     if (waitMs > 0) return { waitMs, succeeded: () => {} };
@@ -150,8 +157,6 @@ export class RedisSignInLimiter implements SignInThrottle {
    * stays counted as a failure, which only ever makes the rules stricter.
    */
   private async settle(step: Promise<unknown>) {
-    await step.catch((error: unknown) =>
-      this.log.error({ err: error }, 'sign-in throttling: Redis failed while clearing a success'),
-    );
+    await step.catch((error: unknown) => this.degraded.failed(error, false));
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeRedisKeys, testRedisClient, testRedisEnv, testWithRedis } from '../testing/redis';
+import { RedisDegradedMode } from '../shared-state/degraded-mode';
 import { RedisSignInLimiter } from './redis-sign-in-limiter';
 import { defaultSignInRules, SignInLimiter, type SignInThrottle } from './sign-in-limiter';
 
@@ -13,11 +14,14 @@ afterAll(async () => {
 });
 
 let limiters = 0;
+/** Redis stays up in these tests: degraded mode would only log. */
+const degraded = (client: NonNullable<typeof redis>) =>
+  new RedisDegradedMode('the test Redis', () => client.ping(), console);
 function limiter() {
   let now = 1_000_000;
   const clock = { advance: (ms: number) => (now += ms) };
   const throttle: SignInThrottle = redis
-    ? new RedisSignInLimiter(redis, `${prefix}${limiters++}:`, defaultSignInRules, () => now, console)
+    ? new RedisSignInLimiter(redis, `${prefix}${limiters++}:`, defaultSignInRules, () => now, degraded(redis))
     : new SignInLimiter(defaultSignInRules, () => now);
   return { limiter: throttle, clock };
 }

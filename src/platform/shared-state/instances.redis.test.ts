@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meSchema } from '../../shared/api/me';
 import { csv, multipartBody } from '../testing/files';
@@ -18,6 +17,7 @@ import {
 } from '../testing/platform-server';
 import { openDatabase } from '../db/database';
 import { testRedisEnv } from '../testing/redis';
+import { holdUpload, requestFrom } from '../testing/held-requests';
 import { uploadsUnderWay } from '../testing/storage-state';
 
 /**
@@ -69,26 +69,6 @@ async function expectRefusedAtOnce(platform: TestPlatform, token: string) {
   expect(answer.status).toBe(401);
 }
 
-/** A request sent from another loopback address: another client, with a budget of its own. */
-function requestFrom(
-  localAddress: string,
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-) {
-  return new Promise<number>((resolve, reject) => {
-    const req = httpRequest(
-      url,
-      { localAddress, method: init.method ?? 'GET', headers: init.headers },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      },
-    );
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
-
 const assetIdOf = async (response: Response) =>
   ((await response.json()) as { asset: { id: number } }).asset.id;
 
@@ -102,35 +82,6 @@ const upload = (platform: TestPlatform, token: string, idempotencyKey?: string) 
       { name: 'figures.csv', bytes: csv() },
     ),
   });
-
-/** An upload held open: the file has started, and its end is sent by `finish`. */
-function holdUpload(platform: TestPlatform, token: string, idempotencyKey?: string) {
-  const boundary = 'held-upload';
-  const head =
-    `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\nfinancial_document\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_type"\r\n\r\nInvestment\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="assetable_id"\r\n\r\n1\r\n` +
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.csv"\r\n\r\nyear,value\n`;
-  const rest = `2025\r\n--${boundary}--\r\n`;
-  const req = httpRequest(`${platform.url}/v2/core/assets`, {
-    method: 'POST',
-    headers: {
-      ...bearer(token),
-      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      'content-length': String(head.length + rest.length),
-    },
-  });
-  const answer = new Promise<{ status: number; body: string }>((resolve) =>
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    }),
-  );
-  req.write(head);
-  return { finish: () => req.end(rest), answer, status: answer.then((a) => a.status) };
-}
 
 describe('a sign-in that goes to whichever instance the balancer picks', () => {
   it('signs in through pages, CSRF, session, consent and code answered by alternating instances', async () => {

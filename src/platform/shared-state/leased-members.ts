@@ -1,5 +1,5 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { RedisDegradedMode } from './degraded-mode';
 import { defineScript } from './redis-script';
 
 /** Redis's own clock, in milliseconds, as `now`: every instance's leases are measured on one clock. */
@@ -53,7 +53,7 @@ export class LeasedMembers {
 
   constructor(
     private readonly redis: Redis,
-    private readonly log: Pick<FastifyBaseLogger, 'error'>,
+    private readonly degraded: Pick<RedisDegradedMode, 'active' | 'failed'>,
     readonly leaseMs = 30_000,
   ) {
     this.addScript = defineScript(redis, 'leasedMemberAdd', 1, addLua);
@@ -91,12 +91,14 @@ export class LeasedMembers {
   }
 
   private async renew() {
+    // A Redis known to be away is not asked: the leases run out there by themselves meanwhile.
+    if (this.degraded.active) return;
     const bySet = new Map<string, string[]>();
     for (const [member, key] of this.held) bySet.set(key, [...(bySet.get(key) ?? []), member]);
     await Promise.all(
       [...bySet].map(([key, members]) =>
         this.renewScript([key], [this.leaseMs, ...members]).catch((error: unknown) =>
-          this.log.error({ err: error }, 'Redis failed renewing leases'),
+          this.degraded.failed(error, false),
         ),
       ),
     );

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis, type RedisOptions } from 'ioredis';
+import { RedisDegradedMode } from './degraded-mode';
 
 /**
  * How long one Redis command may take before the request that waits on it gives up on Redis (and
@@ -29,12 +30,14 @@ function shown(url: string) {
   return parsed.href;
 }
 
-/** A connection that logs when it goes and when it is back, once each (not at every retry). */
+/**
+ * A connection whose loss starts degraded mode (degraded-mode.ts logs it, once), rather than a line
+ * with a stack trace at every retry.
+ */
 async function open(
   redis: Redis,
   url: string,
-  role: string,
-  log: FastifyBaseLogger,
+  lost: (error?: Error) => void,
   closing: () => boolean,
 ): Promise<Redis> {
   // At start a failure stops the start with its own message; without a listener ioredis would print too.
@@ -47,18 +50,11 @@ async function open(
     throw new Error(`Redis at ${shown(url)} is not reachable: ${(error as Error).message}`);
   }
   redis.off('error', quiet);
-  let lost = false;
   const lose = (error?: Error) => {
-    if (!lost && !closing())
-      log.error({ err: error }, `Redis (${role}) at ${shown(url)}: connection lost; retrying`);
-    lost = true;
+    if (!closing()) lost(error);
   };
   redis.on('error', lose);
   redis.on('close', () => lose());
-  redis.on('ready', () => {
-    if (lost) log.info(`Redis (${role}) at ${shown(url)}: connected again`);
-    lost = false;
-  });
   return redis;
 }
 
@@ -67,6 +63,8 @@ export interface RedisConnection {
   commands: Redis;
   /** Opens a second connection, for a subscription: a subscribed connection takes no other commands. */
   subscriber(): Promise<Redis>;
+  /** Whether this instance runs without Redis just now; every failure of Redis is reported to it. */
+  degraded: RedisDegradedMode;
   close(): Promise<void>;
 }
 
@@ -74,17 +72,22 @@ export interface RedisConnection {
 export async function connectRedis(url: string, log: FastifyBaseLogger): Promise<RedisConnection> {
   const opened: Redis[] = [];
   let closing = false;
-  const commands = await open(new Redis(url, options), url, 'commands', log, () => closing);
+  const commands = new Redis(url, options);
+  const degraded = new RedisDegradedMode(shown(url), () => commands.ping(), log);
+  const lost = (error?: Error) => degraded.failed(error, false);
+  await open(commands, url, lost, () => closing);
   opened.push(commands);
   return {
     commands,
+    degraded,
     async subscriber() {
-      const redis = await open(new Redis(url, options), url, 'subscriber', log, () => closing);
+      const redis = await open(new Redis(url, options), url, lost, () => closing);
       opened.push(redis);
       return redis;
     },
     async close() {
       closing = true;
+      degraded.close();
       // quit lets replies in flight arrive; a connection that is down is just dropped.
       await Promise.all(opened.map((redis) => redis.quit().catch(() => redis.disconnect())));
     },

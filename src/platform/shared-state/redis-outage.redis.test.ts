@@ -62,9 +62,14 @@ const upload = () =>
     ),
   });
 
-/** Waits until the platform has reconnected to Redis (it retries every 2 s at most): sign-in works. */
-const backAfterOutage = () =>
-  expect.poll(async () => (await signIn(demoPassword)).status, { timeout: 30_000 }).toBe(303);
+/** What /readyz says of Redis (within its 1 s cache and 2 s check timeout). */
+const redisState = async () => {
+  const answer = await fetch(`${platform.url}/readyz`);
+  return [answer.status, ((await answer.json()) as { backends: { redis: string } }).backends.redis];
+};
+
+/** Waits until the platform has reconnected to Redis (it retries every 2 s at most). */
+const backAfterOutage = () => expect.poll(redisState, { timeout: 30_000 }).toEqual([200, 'up']);
 
 /** Runs `step` and answers its result with how long it took. */
 async function timed<T>(step: () => Promise<T>): Promise<[T, number]> {
@@ -84,37 +89,30 @@ async function expectDegradedAnswers(other: string) {
   expect(readMs).toBeLessThan(10_000);
   expect((await upload()).status).toBe(201);
 
-  // Sign-in refuses to check a password it could not count, and says so.
+  // Sign-in counts attempts in this instance's memory, and checks the password (degraded mode).
   const [page, signInMs] = await timed(() => signIn(demoPassword));
-  expect(page.status).toBe(503);
-  expect(await page.text()).toContain('your password was not checked');
+  expect(page.status).toBe(303);
   expect(signInMs).toBeLessThan(20_000);
 
-  // A revocation that not every instance can hear of is refused, and nothing is revoked.
-  const refused = await revoke(other);
-  expect(refused.status).toBe(503);
-  expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
-  expect(await refused.json()).toMatchObject({ error: 'temporarily_unavailable' });
-  expect((await fetch(`${platform.url}/v2/core/me`, { headers: bearer(other) })).status).toBe(200);
+  // A revocation is committed in the database and answered; the token is refused from then on.
+  const [revoked, revokeMs] = await timed(() => revoke(other));
+  expect(revoked.status).toBe(200);
+  expect(revokeMs).toBeLessThan(10_000);
+  expect((await fetch(`${platform.url}/v2/core/me`, { headers: bearer(other) })).status).toBe(401);
 
-  // /readyz names Redis as down (within its 1 s cache and 2 s check timeout), and stays 200: the
-  // instance serves, and a load balancer must not take every instance out for it.
-  await expect
-    .poll(async () => {
-      const answer = await fetch(`${platform.url}/readyz`);
-      return [answer.status, ((await answer.json()) as { backends: { redis: string } }).backends.redis];
-    })
-    .toEqual([200, 'down']);
+  // /readyz names Redis as down, and stays 200: the instance serves, and a load balancer must not
+  // take every instance out for it.
+  await expect.poll(redisState).toEqual([200, 'down']);
 }
 
 describe('Redis unreachable at a request', () => {
-  it('keeps the API answering, refuses sign-in and revocation with a clear 503, and recovers when Redis is back', async () => {
+  it('keeps the API, sign-in and revocation answering in degraded mode, and recovers when Redis is back', async () => {
     const other = (await tokensFor(platform, 'admin@demo.test')).access_token;
     await proxy.cut();
     await expectDegradedAnswers(other);
 
     await proxy.restore();
-    // The platform reconnects by itself: sign-in works again, and a revocation takes effect.
+    // The platform reconnects by itself, and a revocation takes effect.
     await backAfterOutage();
     expect((await revoke(token)).status).toBe(200);
     expect((await me()).status).toBe(401);

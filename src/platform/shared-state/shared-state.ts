@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { PlatformConfig } from '../env';
 import { MemoryUploadSlots, type UploadSlots } from '../assets/upload-slots';
 import { RedisUploadSlots } from '../assets/redis-upload-slots';
@@ -11,30 +10,32 @@ import { RedisSignInLimiter } from '../security/redis-sign-in-limiter';
 import { defaultSignInRules, SignInLimiter, type SignInThrottle } from '../security/sign-in-limiter';
 import { LeasedMembers } from './leased-members';
 import { connectRedis } from './redis-connection';
+import type { SharedRateLimitStore } from '../plugins/rate-limits';
 
 /**
  * What several instances of the platform must agree on. Without `REDIS_URL`, each process keeps it
- * in memory (one instance, as `npm start` runs it); with it, in Redis. When Redis fails at a request:
+ * in memory (one instance, as `npm start` runs it); with it, in Redis. When Redis fails, the
+ * instance goes into degraded mode (degraded-mode.ts: one warning when it starts, one when it ends,
+ * a count each minute) and keeps each of these in its own memory, with the classes used without
+ * Redis, until Redis answers again:
  *
- * - API and token rate limits let the request through (`@fastify/rate-limit`'s `skipOnError`): they
- *   protect capacity, every request still needs its token or client secret, and an outage of Redis
- *   should not become an outage of the API.
- * - Sign-in fails closed (a 503 page, no password checked): uncounted attempts would let password
- *   guessing go unchecked.
- * - The upload cap falls back to each instance's own count; an Idempotency-Key's first request runs
- *   unmarked (only an instance starting meanwhile could then release its key early).
- * - The access-token cache is not trusted; each request reads the database. A revocation that
- *   cannot be announced answers 503 and revokes nothing, so the client retries.
+ * - Sign-in attempts, API and token rate limits, and the upload cap are counted per instance: each
+ *   instance then grants its own budget, bounded, and passwords are still checked.
+ * - An Idempotency-Key's first request runs unmarked, and claims in progress count as running
+ *   (a retry answers 409 rather than risk a second asset).
+ * - The access-token cache is not trusted; each request reads the database. A revocation is
+ *   committed in the database and answered once every instance has stopped trusting its cache.
  *
- * No request waits on Redis for more than `redisCommandTimeoutMs` (redis-connection.ts).
+ * No request waits on Redis for more than `redisCommandTimeoutMs` (redis-connection.ts), and once
+ * degraded mode is on, none waits on it at all.
  */
 export interface SharedState {
   signInLimiter: SignInThrottle;
   accessTokens: AccessTokenCache;
   uploadSlots: UploadSlots;
   runningClaims: RunningClaims;
-  /** For `@fastify/rate-limit`: its Redis store, or none (its memory store). */
-  rateLimitStore?: { redis: Redis; nameSpace: string; skipOnError: true };
+  /** For `@fastify/rate-limit`: its Redis store (its memory store in degraded mode), or none (its memory store). */
+  rateLimitStore?: SharedRateLimitStore;
   /** Throws when Redis does not answer (/readyz); absent without Redis. */
   reachable?(): Promise<void>;
   close(): Promise<void>;
@@ -57,15 +58,15 @@ export async function createSharedState(
   const { url, keyPrefix: prefix } = config.redis;
   const connection = await connectRedis(url, log);
   try {
-    const { commands } = connection;
-    const accessTokens = await RedisAccessTokenCache.start(connection, prefix, log);
-    const leases = new LeasedMembers(commands, log);
+    const { commands, degraded } = connection;
+    const accessTokens = await RedisAccessTokenCache.start(connection, prefix);
+    const leases = new LeasedMembers(commands, degraded);
     return {
-      signInLimiter: new RedisSignInLimiter(commands, prefix, defaultSignInRules, clock, log),
+      signInLimiter: new RedisSignInLimiter(commands, prefix, defaultSignInRules, clock, degraded),
       accessTokens,
-      uploadSlots: new RedisUploadSlots(commands, leases, prefix, config.uploads.perUser, log),
-      runningClaims: new RedisRunningClaims(leases, prefix, log),
-      rateLimitStore: { redis: commands, nameSpace: `${prefix}rate-limit:`, skipOnError: true },
+      uploadSlots: new RedisUploadSlots(commands, leases, prefix, config.uploads.perUser, degraded),
+      runningClaims: new RedisRunningClaims(leases, prefix, degraded),
+      rateLimitStore: { redis: commands, nameSpace: `${prefix}rate-limit:`, degraded },
       async reachable() {
         await commands.ping();
       },
