@@ -137,6 +137,8 @@ export type DatabaseConfig = Pick<PlatformConfig, 'dataDir' | 'database'>;
 /** Where start-up says that it is still waiting for PostgreSQL. */
 export interface StartLog {
   warn(message: string): void;
+  /** Which database, and the migrations applied or found current. */
+  info?(message: string): void;
 }
 
 /**
@@ -165,15 +167,37 @@ export async function openDatabase(config: DatabaseConfig, log?: StartLog): Prom
     provider: { getMigrations: async () => migrationsFor(dialect) },
     ...(dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
   });
-  const { error } = await migrator.migrateToLatest();
+  const { error, results = [] } = await migrator.migrateToLatest();
   if (error) {
     await db.destroy();
     throw error;
   }
+  log?.info?.(
+    startMessage(
+      config,
+      results.map((r) => r.migrationName),
+    ),
+  );
   return db;
 }
 
 const dialects = new WeakMap<DB, Dialect>();
+
+/** "database: PostgreSQL at host:5432, schema current (12 migrations)": never the user or password. */
+function startMessage(config: DatabaseConfig, applied: string[]): string {
+  const where = config.database.url
+    ? `PostgreSQL at ${databaseAddress(config.database.url)}`
+    : `SQLite at ${join(config.dataDir, 'platform.sqlite')}`;
+  const known = Object.keys(migrations).length;
+  const state =
+    applied.length === 0
+      ? `schema current (${known} migrations)`
+      : `migrations applied: ${applied.join(', ')}`;
+  return `database: ${where}, ${state}`;
+}
+
+/** The PostgreSQL pool under a database opened here (the metrics read its counts); none on SQLite. */
+export const poolOf = (db: DB): pg.Pool | undefined => pools.get(db);
 
 async function currentSchema(db: DB): Promise<string> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
