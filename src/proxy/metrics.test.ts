@@ -76,17 +76,15 @@ describe('the proxy with PROXY_METRICS_PORT', () => {
       proxy.logs
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .filter((l) => l.reqId === 'edge-77');
-    await expect
-      .poll(lines)
-      .toEqual([
-        expect.objectContaining({
-          level: 30,
-          msg: 'request',
-          method: 'GET',
-          route: '/v2/core/*',
-          status: 200,
-        }),
-      ]);
+    await expect.poll(lines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        msg: 'request',
+        method: 'GET',
+        route: '/v2/core/*',
+        status: 200,
+      }),
+    ]);
     expect(proxy.logs.join('')).not.toContain('proxy-secret-token');
 
     const made = await send(proxy.port, {
