@@ -16,6 +16,7 @@ import { securityHeaders } from './plugins/security-headers';
 import { pathCors } from './plugins/cors';
 import { rateLimits } from './plugins/rate-limits';
 import { RequestLog } from './plugins/request-log';
+import { batchedStdout } from './plugins/log-output';
 import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
 import { metadataRoutes } from './oauth/metadata-routes';
@@ -66,9 +67,11 @@ export async function buildPlatform(
   mkdirSync(config.dataDir, { recursive: true });
   // Made here and passed down: the registry is this platform's, not the process's (metrics.ts).
   const metrics = config.metrics ? createPlatformMetrics() : undefined;
+  const output = options.logger === undefined ? batchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
+      stream: output,
       serializers: { req: (req) => ({ method: req.method, url: req.url.split('?')[0] }) },
     },
     logController: new RequestLog(metrics?.requestCompleted),
@@ -144,6 +147,7 @@ export async function buildPlatform(
     await db.destroy();
     await shared.close();
     storage.close();
+    output?.close();
   });
   installErrorHandling(app);
   // Every answer names its request, as every log line of it does.

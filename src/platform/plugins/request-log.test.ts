@@ -134,6 +134,11 @@ describe('the platform as its own process, at the default level', () => {
           expect.objectContaining({ level: 30, msg: 'request', route: '/v2/core/openapi.json', status: 200 }),
         ]);
       expect(out).not.toContain('secret');
+      // Lines are written in batches (log-output.ts): the last ones still reach the output at a stop.
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGTERM');
+      await closed;
+      expect(parsed().map((line) => line.msg)).toContain('SIGTERM: stopping');
     } finally {
       child.kill('SIGTERM');
     }
