@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csv, multipartBody } from './testing/files';
+import { csv, multipartBody, pdf } from './testing/files';
 import { bearer, freePort, startPlatform, tokensFor, type TestPlatform } from './testing/platform-server';
 
 /** The value of one series in Prometheus text (`name{labels} value`), 0 when it is not there yet. */
@@ -70,6 +70,26 @@ describe('metrics on METRICS_PORT', () => {
     const created = 'http_requests_total{method="POST",route="/v2/core/assets",status="201"}';
     expect(sample(after, created) - sample(before, created)).toBe(1);
   });
+
+  it('counts a PDF thumbnail made', async () => {
+    const me = (await (await fetch(`${platform.url}/v2/core/me`, { headers: bearer(token) })).json()) as {
+      entities: { type: string; id: number }[];
+    };
+    const product = me.entities.find((entity) => entity.type === 'Product')!;
+    const made = 'platform_thumbnails_total{outcome="made"}';
+    const before = sample(await scrape(), made);
+    const answer = await fetch(`${platform.url}/v2/core/assets`, {
+      method: 'POST',
+      headers: bearer(token),
+      body: multipartBody(
+        { file_type: 'pitch_deck', assetable_type: 'Product', assetable_id: String(product.id) },
+        { name: 'deck.pdf', bytes: pdf(), type: 'application/pdf' },
+      ),
+    });
+    expect(answer.status).toBe(201);
+    // A render on a busy machine: seconds.
+    await expect.poll(async () => sample(await scrape(), made), { timeout: 60_000 }).toBe(before + 1);
+  }, 90_000);
 
   it('shows the process, the thumbnail queue and the storage series', async () => {
     const text = await scrape();
