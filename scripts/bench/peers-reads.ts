@@ -11,6 +11,9 @@
  *   S4c  ours ÷ bare, the issue's way round (lower is better)
  *   S4c′ ours ÷ the bare read sending the same response headers as ours (the security headers
  *        and `Vary: Origin`), which every answer of ours carries and the bare read's do not
+ *   S4m  ours with the request line at `info` and the metrics on (METRICS_PORT), beside ours
+ *        without (LOG_LEVEL=warn, no metrics), in the same rounds: the µs per request they add
+ *        (issue 29: ≤ 5 µs). Its platforms run on ports 4970 + 2i, their metrics on 4971 + 2i.
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -28,6 +31,8 @@ interface Pair {
   bareWithHeaders: { url: string; pid: number };
   /** Every header of ours that the bare read does not send. */
   ourHeaders: Record<string, string>;
+  /** Ours with the request line and the metrics on, and the asset it reads. */
+  observed: Awaited<ReturnType<typeof startBenchPlatform>> & { assetId: number };
 }
 
 /** Ours (port 4960 + 3i), the bare read of its database (+1), and the same sending our headers (+2). */
@@ -49,7 +54,14 @@ async function startPair(work: string, children: ChildProcess[], i: number): Pro
       BARE_READ_HEADERS: JSON.stringify(ourHeaders),
     },
   );
+  const observed = await startBenchPlatform(
+    work,
+    4970 + 2 * i,
+    { LOG_LEVEL: 'info', METRICS_PORT: String(4971 + 2 * i) },
+    children,
+  );
   return {
+    observed: { ...observed, assetId: await uploadLogo(observed.platformUrl, observed.token) },
     ours,
     auth,
     assetId,
@@ -93,6 +105,13 @@ export async function benchReads(work: string, children: ChildProcess[], rounds:
   const oursLoads: Load[] = [];
   const bareLoads: Load[] = [];
   const bareWithHeadersLoads: Load[] = [];
+  const observedLoads: Load[] = [];
+  const loadObserved = ({ observed }: Pair) =>
+    load(`${observed.platformUrl}/v2/core/assets/${observed.assetId}`, observed.pid, {
+      headers: { authorization: `Bearer ${observed.token}` },
+      loops: 32,
+      ms: 1000,
+    });
   // One round of warming up, then six times the other parts' rounds in all, shared by the pairs.
   const roundsPerPair = (6 * rounds) / processesPerSide;
   for (let i = 0; i < roundsPerPair + 1; i++) {
@@ -100,7 +119,9 @@ export async function benchReads(work: string, children: ChildProcess[], rounds:
       const bare = await loadOf(pair, pair.bare.url, pair.bare.pid);
       const ours = await loadOf(pair, pair.ours.platformUrl, pair.ours.pid);
       const bareWithHeaders = await loadOf(pair, pair.bareWithHeaders.url, pair.bareWithHeaders.pid);
+      const observed = await loadObserved(pair);
       if (i === 0) continue;
+      observedLoads.push(observed);
       bareLoads.push(bare);
       oursLoads.push(ours);
       bareWithHeadersLoads.push(bareWithHeaders);
@@ -137,6 +158,14 @@ export async function benchReads(work: string, children: ChildProcess[], rounds:
         oursLoads.map((o, i) => o.cpuMicrosPerRequest / bareWithHeadersLoads[i]!.cpuMicrosPerRequest),
       ),
       target: '≤ 1.3',
+    },
+    {
+      id: 'S4m',
+      measure: `GET asset, server CPU per request with the request line at info and the metrics on ÷ without (µs added, median of the rounds' differences: ${median(observedLoads.map((o, i) => o.cpuMicrosPerRequest - oursLoads[i]!.cpuMicrosPerRequest)).toFixed(1)}; by process: with ${byProcess(observedLoads)}, without ${byProcess(oursLoads)})`,
+      ours: cpu(observedLoads),
+      peer: `ours without ${cpu(oursLoads)}`,
+      ...roundRatios(observedLoads.map((o, i) => o.cpuMicrosPerRequest / oursLoads[i]!.cpuMicrosPerRequest)),
+      target: '≤ +5 µs',
     },
     {
       id: 'Peer-4',

@@ -9,8 +9,9 @@
  *   Peer-4 GET /v2/core/assets/:id server CPU per request: a bare Fastify + better-sqlite3 read of the
  *      same row ÷ ours; and S4c, its inverse (peers-reads.ts)
  * Every ratio reads "higher is better for us": ≥ 1 means ours is ahead or equal.
- * BENCH_ONLY=Peer-1|Peer-2|Peer-3|Peer-4 runs one part; BENCH_ROUNDS (default 5) sets the rounds. Ports 4930–4968,
- * apart from `npm run bench`'s (4900–4921, 4950–4951), so that the two may run at once.
+ * BENCH_ONLY=Peer-1|Peer-2|Peer-3|Peer-4 runs one part; BENCH_ROUNDS (default 5) sets the rounds.
+ * Ports 4930–4975, apart from `npm run bench`'s (4900–4921, 4950–4951), so that the two may run at
+ * once.
  */
 import { type ChildProcess, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -156,9 +156,12 @@ async function main() {
   const nginxConf = join(clusterDir, 'nginx', 'nginx.conf');
   writeFileSync(
     nginxConf,
-    nginxConfig(join(clusterDir, 'nginx'), [
-      { port: nginxPort, instances: started.map(({ url }) => Number(new URL(url).port)) },
-    ]),
+    nginxConfig(
+      join(clusterDir, 'nginx'),
+      [{ port: nginxPort, instances: started.map(({ url }) => Number(new URL(url).port)) }],
+      1,
+      true,
+    ),
   );
   const nginx = programs.start({
     name: 'nginx',

@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
+/** As deploy/nginx/asset-manager.conf logs: the request id is the one the platform logs too. */
+const accessLogLines = (prefix: string) =>
+  `  log_format asset_manager '$remote_addr [$time_local] "$request_method $uri" $status $body_bytes_sent '
+                           '$request_time rid=$request_id upstream=$upstream_addr $upstream_response_time';
+  access_log ${join(prefix, 'access.log')} asset_manager;
+`;
+
 /** nginx: NGINX_PATH, else Debian's place (not on a non-root PATH), else whatever PATH finds. */
 export const nginxBinary = () =>
   process.env.NGINX_PATH ?? ['/usr/sbin/nginx', '/usr/local/sbin/nginx'].find(existsSync) ?? 'nginx';
@@ -19,7 +26,13 @@ export interface NginxSite {
  * the foreground by a program that starts and stops it: deploy/nginx's proxy settings in front of
  * each site's instances, balanced as deploy/nginx/asset-manager.conf balances them.
  */
-export function nginxConfig(prefix: string, sites: NginxSite[], workers: number | 'auto' = 1): string {
+export function nginxConfig(
+  prefix: string,
+  sites: NginxSite[],
+  workers: number | 'auto' = 1,
+  /** `npm run cluster` keeps one (prefix/access.log); the benchmarks measure nginx without. */
+  accessLog = false,
+): string {
   const site = ({ port, instances, extra }: NginxSite, i: number) => `  upstream platform_${i} {
     least_conn;
 ${instances.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n')}
@@ -39,8 +52,7 @@ pid ${join(prefix, 'nginx.pid')};
 error_log ${join(prefix, 'error.log')} warn;
 ${process.getuid?.() === 0 ? 'user root;\n' : ''}events { worker_connections 1024; }
 http {
-  access_log off;
-  client_body_temp_path ${join(prefix, 'client-body')};
+${accessLog ? accessLogLines(prefix) : '  access_log off;\n'}  client_body_temp_path ${join(prefix, 'client-body')};
   proxy_temp_path ${join(prefix, 'proxy')};
   fastcgi_temp_path ${join(prefix, 'fastcgi')};
   uwsgi_temp_path ${join(prefix, 'uwsgi')};

@@ -11,7 +11,7 @@ const dev = process.argv.includes('--dev');
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   DEMO_SEED: process.env.DEMO_SEED ?? '1',
-  // The terminal shows the address and any trouble; set LOG_LEVEL=debug to see every request.
+  // The terminal shows the address and any trouble; set LOG_LEVEL=info to see every request.
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 };
 const dataDir = env.DATA_DIR ?? './data';

@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { apiPaths } from '../shared/api/paths';
 import type { PlatformContext } from './context';
-import { openDatabase } from './db/database';
+import { openDatabase, poolOf } from './db/database';
 import { seedDemoData } from './db/demo-seed';
 import { checkServerConfig, type PlatformConfig } from './env';
 import { installErrorHandling } from './errors';
@@ -16,6 +16,7 @@ import { securityHeaders } from './plugins/security-headers';
 import { pathCors } from './plugins/cors';
 import { rateLimits } from './plugins/rate-limits';
 import { RequestLog } from './plugins/request-log';
+import { batchedStdout } from './plugins/log-output';
 import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
 import { metadataRoutes } from './oauth/metadata-routes';
@@ -37,6 +38,8 @@ import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
 import { mkdirSync } from 'node:fs';
+import { requestIdFrom, requestIdHeader } from '../shared/api/request-id';
+import { countBlobStoreErrors, createPlatformMetrics, serveMetrics, type PlatformMetrics } from './metrics';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
 /** The API answers JSON only, under this prefix; pages (sign-in) and files are elsewhere. */
@@ -63,14 +66,20 @@ export async function buildPlatform(
   const clock = options.clock ?? Date.now;
   // Secrets and generated files live there whichever database and store hold the rest.
   mkdirSync(config.dataDir, { recursive: true });
+  // Made here and passed down: the registry is this platform's, not the process's (metrics.ts).
+  const metrics = config.metrics ? createPlatformMetrics() : undefined;
+  const output = options.logger === undefined ? batchedStdout() : undefined;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
+      stream: output,
       serializers: { req: (req) => ({ method: req.method, url: req.url.split('?')[0] }) },
     },
-    logController: new RequestLog(),
+    logController: new RequestLog(metrics?.requestCompleted),
     bodyLimit: 1024 * 1024,
+    // X-Request-Id is checked before it is believed (request-id.ts), so Fastify does not read it.
     requestIdHeader: false,
+    genReqId: (request) => requestIdFrom(request.headers[requestIdHeader]),
     // Behind nginx every request comes from nginx's address: the client's is in X-Forwarded-For,
     // believed only from the proxies named here (deploy/).
     trustProxy: config.trustProxy,
@@ -84,7 +93,8 @@ export async function buildPlatform(
   const db = await openDatabase(config, app.log);
   if (config.demoSeed) await seedDemoData(db, config, clock());
   const storage = createStorage(config);
-  const { blobs } = storage;
+  const blobs = metrics ? countBlobStoreErrors(storage.blobs, metrics) : storage.blobs;
+  logBackends(app, config);
   const renditions = createRenditions(storage.renditionCache, blobs);
   const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
   await sweepStorage({ db, blobs, clock }, { minAgeMs: storage.orphanAgeMs });
@@ -116,6 +126,7 @@ export async function buildPlatform(
         // Two per worker keep each worker fed while the next job's rows are read.
         concurrency: 2 * config.pdfThumbnails.workers,
         hooks: options.thumbnailHooks,
+        onOutcome: metrics?.thumbnailOutcome,
       },
     ),
   };
@@ -127,7 +138,8 @@ export async function buildPlatform(
   app.addHook('onReady', async () => {
     ctx.pdfThumbnails.start();
     await ctx.thumbnails.resume();
-    if (storage.orphanAgeMs !== undefined) stopSweeps = sweepPeriodically(ctx, app.log, storage.orphanAgeMs);
+    if (storage.orphanAgeMs !== undefined)
+      stopSweeps = sweepPeriodically(ctx, app.log, storage.orphanAgeMs, undefined, metrics?.sweepFinished);
   });
   // In this order: renders end (their thumbnails stay pending) before the database closes under them.
   app.addHook('onClose', async () => {
@@ -136,8 +148,21 @@ export async function buildPlatform(
     await db.destroy();
     await shared.close();
     storage.close();
+    output?.close();
   });
   installErrorHandling(app);
+  // Every answer names its request, as every log line of it does.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(requestIdHeader, request.id);
+    done();
+  });
+  // Fastify watches for each answer's end, and then tells the log controller (the metrics), only
+  // when it has a logger or an onResponse hook: tests run without a logger.
+  if (metrics && options.logger === false) app.addHook('onResponse', (_request, _reply, done) => done());
+  if (metrics && config.metrics) {
+    metrics.watch({ pool: poolOf(db), thumbnails: ctx.thumbnails, redisConnected: shared.connected });
+    serveMetrics(app, metrics, config.metrics.host, config.metrics.port);
+  }
 
   await app.register(swagger, {
     openapi: {
@@ -253,6 +278,7 @@ export async function buildPlatform(
         headerPairs: 100,
       },
     });
+    if (metrics) countUploads(uploads, metrics);
     await uploads.register(assetUploadRoutes, { ctx });
   });
   await app.register(assetRoutes, { ctx });
@@ -261,4 +287,34 @@ export async function buildPlatform(
   await app.register(deliveryRoutes, { ctx });
 
   return app;
+}
+
+/** Start-up names the backends in use (the database says itself, in openDatabase); never a secret. */
+function logBackends(app: FastifyInstance, config: PlatformConfig) {
+  const store = config.blobStore;
+  const blobStore =
+    store.kind === 'fs'
+      ? `files in ${config.dataDir}/blobs`
+      : `S3 bucket ${store.bucket} at ${store.endpoint ?? 'AWS'}`;
+  const redis = config.redis ? `Redis at ${redisAddress(config.redis.url)}` : 'no Redis (limits in memory)';
+  app.log.info(`blob store: ${blobStore}; ${redis}`);
+}
+
+const redisAddress = (url: string) => {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '6379'}`;
+};
+
+/**
+ * Uploads in flight, and the bytes of those stored (answered 201: the whole body was read), at the
+ * answer's end or the connection's loss, whichever comes first.
+ */
+function countUploads(uploads: FastifyInstance, metrics: PlatformMetrics) {
+  uploads.addHook('onRequest', (request, reply, done) => {
+    const ended = metrics.uploadStarted();
+    reply.raw.once('close', () =>
+      ended(reply.statusCode === 201 ? Number(request.headers['content-length']) || 0 : 0),
+    );
+    done();
+  });
 }

@@ -74,6 +74,13 @@ const envSchema = z
      */
     SHUTDOWN_GRACE_MS: milliseconds.default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /**
+     * Prometheus metrics at /metrics on this port, never on the API's (docs/deploy.md, "Metrics").
+     * Unset: no metrics, nothing listens.
+     */
+    METRICS_PORT: port.optional(),
+    /** Where the metrics port listens; default PLATFORM_HOST. */
+    METRICS_HOST: z.string().min(1).optional(),
     /** Worker threads rendering PDF thumbnails; 0 turns thumbnails off. Default: min(2, cores). */
     PDF_THUMBNAIL_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
     /** CPU time of one PDF render (Linux; elsewhere wall time); past it the PDF gets no thumbnail. */
@@ -149,6 +156,10 @@ const envSchema = z
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       logLevel: env.LOG_LEVEL,
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+      metrics:
+        env.METRICS_PORT === undefined
+          ? undefined
+          : { host: env.METRICS_HOST ?? env.PLATFORM_HOST, port: env.METRICS_PORT },
       redis: env.REDIS_URL ? { url: env.REDIS_URL, keyPrefix: env.REDIS_KEY_PREFIX } : undefined,
       signingKey: env.SIGNING_KEY,
       pdfThumbnails: {

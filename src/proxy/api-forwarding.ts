@@ -143,6 +143,8 @@ export async function installApiForwarding(app: FastifyInstance, config: ProxyCo
           return {
             ...pick(headers, requestHeadersForwarded),
             host: platform.host,
+            // The platform logs the API call under the proxy's id for it.
+            'x-request-id': incoming.id,
             // A platform that trusts this proxy can still tell its users apart (rate limits per person).
             'x-forwarded-for': forwardedFor ? `${String(forwardedFor)}, ${incoming.ip}` : incoming.ip,
           };

@@ -5,6 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { installApiForwarding } from './api-forwarding';
 import type { ProxyConfig } from './env';
 import { installErrorHandler } from './errors';
+import { createProxyMetrics, ProxyRequestLog, serveMetrics } from './metrics';
+import { requestIdFrom, requestIdHeader } from '../shared/api/request-id';
 import { oauthRoutes } from './oauth-routes';
 import { PlatformKnowledge } from './platform-knowledge';
 import type { ProbeResult } from './platform-probe';
@@ -66,15 +68,25 @@ const loggerOptions = (config: ProxyConfig, options: ProxyOptions) => ({
  * their security headers, and /app-config.json. `main.ts` listens; tests call it over real HTTP.
  */
 export async function buildProxy(config: ProxyConfig, options: ProxyOptions = {}): Promise<FastifyInstance> {
+  const metrics = config.metrics ? createProxyMetrics() : undefined;
   const app = Fastify({
     logger: loggerOptions(config, options),
+    logController: new ProxyRequestLog(metrics),
     bodyLimit: 16 * 1024,
+    // X-Request-Id is checked before it is believed (request-id.ts), so Fastify does not read it.
     requestIdHeader: false,
+    genReqId: (request) => requestIdFrom(request.headers[requestIdHeader]),
     // Addresses are the socket's: X-Forwarded-For would let any caller pick its own rate-limit bucket.
     trustProxy: false,
     forceCloseConnections: true,
   });
   installErrorHandler(app);
+  if (metrics && config.metrics) serveMetrics(app, metrics, config.metrics.host, config.metrics.port);
+  // Every answer names its request, as every log line of it does (and the platform's, for the API).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(requestIdHeader, request.id);
+    done();
+  });
   // An absolute-form request target (`GET http://host/path`, RFC 9112 3.2.2) is for forward proxies,
   // which this is not; every route here, and the platform behind, expects a path.
   app.addHook('onRequest', async (request, reply) => {

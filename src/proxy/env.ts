@@ -132,6 +132,10 @@ const envSchema = z
     /** Forwarded API requests per minute and address. */
     PROXY_API_RATE_LIMIT: positiveInt.default(1200),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Prometheus metrics at /metrics on this port, never on WEB_PORT; unset: none, nothing listens. */
+    PROXY_METRICS_PORT: port.optional(),
+    /** Where the metrics port listens; default WEB_HOST. */
+    PROXY_METRICS_HOST: z.string().min(1).optional(),
   })
   .transform((env) => {
     const platformBaseUrl = env.PLATFORM_BASE_URL;
@@ -155,6 +159,10 @@ const envSchema = z
       apiRateLimit: env.PROXY_API_RATE_LIMIT,
       apiTimeoutMs: env.PROXY_API_TIMEOUT_MS,
       logLevel: env.LOG_LEVEL,
+      metrics:
+        env.PROXY_METRICS_PORT === undefined
+          ? undefined
+          : { host: env.PROXY_METRICS_HOST ?? env.WEB_HOST, port: env.PROXY_METRICS_PORT },
     };
   });
 

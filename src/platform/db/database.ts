@@ -137,6 +137,8 @@ export type DatabaseConfig = Pick<PlatformConfig, 'dataDir' | 'database'>;
 /** Where start-up says that it is still waiting for PostgreSQL. */
 export interface StartLog {
   warn(message: string): void;
+  /** Which database, and the migrations applied or found current. */
+  info?(message: string): void;
 }
 
 /**
@@ -150,7 +152,7 @@ export async function openDatabase(config: DatabaseConfig, log?: StartLog): Prom
     const db = openSqlite(config.dataDir);
     dialects.set(db, 'sqlite');
     try {
-      await migrate(db, 'sqlite');
+      log?.info?.(startMessage(config, await migrate(db, 'sqlite')));
     } catch (error) {
       await db.destroy();
       throw error;
@@ -162,7 +164,7 @@ export async function openDatabase(config: DatabaseConfig, log?: StartLog): Prom
   const untimed = openPostgres(url, { ...config.database, statementTimeoutMs: undefined });
   try {
     await waitForPostgres(untimed, url, config.database.startTimeoutMs, log);
-    await migrate(untimed, 'postgres');
+    log?.info?.(startMessage(config, await migrate(untimed, 'postgres')));
   } finally {
     await untimed.destroy();
   }
@@ -172,22 +174,40 @@ export async function openDatabase(config: DatabaseConfig, log?: StartLog): Prom
 }
 
 /**
- * Brings the schema up to date. Several instances may start at once on one PostgreSQL: the
+ * Brings the schema up to date, answering the migrations it applied. Several instances may start
+ * at once on one PostgreSQL: the
  * migrator takes an advisory lock there. Its own tables go in the schema the platform's tables go
  * in (the first of the search path): unqualified, Kysely would take another schema's for ours and
  * never create them.
  */
-async function migrate(db: DB, dialect: Dialect) {
+async function migrate(db: DB, dialect: Dialect): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrationsFor(dialect) },
     ...(dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
   });
-  const { error } = await migrator.migrateToLatest();
+  const { error, results = [] } = await migrator.migrateToLatest();
   if (error) throw error;
+  return results.map((result) => result.migrationName);
 }
 
 const dialects = new WeakMap<DB, Dialect>();
+
+/** "database: PostgreSQL at host:5432, schema current (12 migrations)": never the user or password. */
+function startMessage(config: DatabaseConfig, applied: string[]): string {
+  const where = config.database.url
+    ? `PostgreSQL at ${databaseAddress(config.database.url)}`
+    : `SQLite at ${join(config.dataDir, 'platform.sqlite')}`;
+  const known = Object.keys(migrations).length;
+  const state =
+    applied.length === 0
+      ? `schema current (${known} migrations)`
+      : `migrations applied: ${applied.join(', ')}`;
+  return `database: ${where}, ${state}`;
+}
+
+/** The PostgreSQL pool under a database opened here (the metrics read its counts); none on SQLite. */
+export const poolOf = (db: DB): pg.Pool | undefined => pools.get(db);
 
 async function currentSchema(db: DB): Promise<string> {
   const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);

@@ -46,6 +46,8 @@ export interface PendingThumbnails {
   resume(): Promise<number>;
   /** Seconds a client should wait before asking again for the pending thumbnail `id`. */
   retryAfterSeconds(id: number): number;
+  /** Thumbnails of this process waiting for a render slot, and being made (the metrics). */
+  depth(): { waiting: number; running: number };
   /**
    * Stops taking work, ends the renders under way (their thumbnails stay pending, and are made after
    * the next start), closes the worker pool and waits for the jobs to wind up.
@@ -77,6 +79,8 @@ export interface PendingThumbnailOptions {
    * upload, before its result is taken), and before its PNG is stored.
    */
   hooks?: ThumbnailHooks;
+  /** Told how each thumbnail ended: `made`, the reason it has none, or `failed` (it stays pending). */
+  onOutcome?: (outcome: string) => void;
 }
 
 export interface ThumbnailHooks {
@@ -117,6 +121,7 @@ export function createPendingThumbnails(
 
   /** No thumbnail for this PDF: the row goes, and the log says why (never the file's contents). */
   async function giveUp(id: number, parentId: number, size: number, reason: string, errorName?: string) {
+    options.onOutcome?.(reason);
     if (await dropPendingThumbnail(ctx.db, id)) {
       const level = reason === 'disabled' ? 'debug' : 'warn';
       log[level]({ reason, errorName, size, assetId: parentId }, 'PDF uploaded without a thumbnail');
@@ -217,6 +222,7 @@ export function createPendingThumbnails(
       log.debug({ thumbnailId: id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
       return;
     }
+    options.onOutcome?.('made');
     log.debug(
       {
         ms: Math.round(performance.now() - drawing.started),
@@ -243,6 +249,7 @@ export function createPendingThumbnails(
       .catch((error: unknown) => {
         // A database or disk failure: the row stays pending and is tried again at the next rescan
         // or start (render_attempts bounds how often).
+        options.onOutcome?.('failed');
         log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
       })
       .finally(() => {
@@ -322,6 +329,10 @@ export function createPendingThumbnails(
       const ahead = waiting.indexOf(id);
       if (ahead === -1) return 1;
       return Math.min(60, 1 + Math.ceil((ahead + 1) / concurrency));
+    },
+
+    depth() {
+      return { waiting: waiting.length, running: running.size + begun.size };
     },
 
     async close() {

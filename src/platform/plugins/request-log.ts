@@ -1,28 +1,53 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
+/** Told of every finished request, logged or not (the metrics: metrics.ts). */
+export type RequestCompleted = (method: string, route: string, status: number, seconds: number) => void;
+
+/** The route of a request that matched none (a 404), as a label: never the raw path (cardinality). */
+export const unmatchedRoute = '(unmatched)';
+
 /**
- * The access log: one `debug` line per completed request (method, path without the query, status,
- * time), so it is off at the default `info` level; `LOG_LEVEL=debug` turns it on. Errors are logged
- * whatever the level: a request that fails on our side at `error` (here and by the error handler).
+ * The access log: one compact `info` line per completed request (method, route pattern, status,
+ * ms, the user's id when a token named one; the request id from the per-request logger), never a
+ * header, a token or a query string. A request that fails on our side is logged at `error` instead
+ * (here and by the error handler).
  *
- * Why not Fastify's default, two `info` lines per request ("incoming" and "completed"): logging is
- * serializing on the event loop plus writes from the thread pool, and even this one line, measured
- * against the same platform without it, cost an API read 10–15% of its throughput (S4, S5 of
- * performance.md): most of the margin of their targets. The trade-off: a platform left at `info`
- * keeps no record of successful requests; run it at `debug`, or keep a reverse proxy's access log.
+ * Why not Fastify's default, two lines per request ("incoming" and "completed", each with the whole
+ * request): every line is serializing on the event loop plus a write from the thread pool. This one
+ * line and the metrics together stay within 5 µs of CPU per API request (docs/benchmarks.md,
+ * "Metrics and the request line").
  */
 export class RequestLog extends LogController {
+  readonly #completed: RequestCompleted | undefined;
+
+  constructor(completed?: RequestCompleted) {
+    super();
+    this.#completed = completed;
+  }
+
   override incomingRequest() {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const route = request.routeOptions.url;
+    const status = reply.statusCode;
+    const ms = reply.elapsedTime;
+    this.#completed?.(request.method, route ?? unmatchedRoute, status, ms / 1000);
     if (this.isLogDisabled(request)) return;
-    if (error) {
-      reply.log.error(
-        { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
-        'request errored',
-      );
-    } else {
-      reply.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
-    }
+    const line = {
+      method: request.method,
+      route,
+      // Where no route matched, the path (never the query) says what was asked for.
+      ...(route === undefined ? { path: pathOf(request.url) } : {}),
+      status,
+      ms: Math.round(ms * 10) / 10,
+      userId: request.caller?.userId,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
   }
+}
+
+function pathOf(url: string) {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }

@@ -38,6 +38,8 @@ export interface SharedState {
   rateLimitStore?: SharedRateLimitStore;
   /** Throws when Redis does not answer (/readyz); absent without Redis. */
   reachable?(): Promise<void>;
+  /** Whether Redis answers now (the metrics); absent without Redis. */
+  connected?(): boolean;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function createSharedState(
       async reachable() {
         await commands.ping();
       },
+      connected: () => commands.status === 'ready',
       async close() {
         accessTokens.close();
         leases.close();

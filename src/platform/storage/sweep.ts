@@ -59,15 +59,21 @@ export function sweepPeriodically(
   log: FastifyBaseLogger,
   minAgeMs: number,
   everyMs = minAgeMs,
+  /** Told each sweep's result (the metrics). */
+  onSwept?: (result: { leftovers: number; orphans: number } | 'failed') => void,
 ) {
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     running ??= sweepStorage(ctx, { minAgeMs })
       .then(
         (swept) => {
+          onSwept?.(swept);
           if (swept.leftovers + swept.orphans > 0) log.info(swept, 'storage swept');
         },
-        (error: unknown) => log.error({ err: error }, 'storage sweep failed; tried again later'),
+        (error: unknown) => {
+          onSwept?.('failed');
+          log.error({ err: error }, 'storage sweep failed; tried again later');
+        },
       )
       .finally(() => {
         running = undefined;
