@@ -87,8 +87,11 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
   await page.keyboard.press('Escape');
   await expect.poll(() => focused(page)).toBe('button: Open Harbor mark.png');
 
-  // Delete the only file: focus goes to its Undo; undo puts the file back and focus on it.
+  // Delete the only file: focus goes to the slot's upload control, not into the notice (which would
+  // hold the undo window open); its Undo is the next stop, and puts the file back with focus on it.
   await card(logo, 'Harbor mark.png').getByRole('button', { name: 'Delete Harbor mark.png' }).press('Enter');
+  await expect.poll(() => focused(page)).toBe('button: Choose a file for Logo');
+  await page.keyboard.press('Tab');
   await expect.poll(() => focused(page)).toBe('button: Undo deleting Harbor mark.png');
   await page.keyboard.press('Enter');
   await expect(card(logo, 'Harbor mark.png')).toBeVisible();

@@ -104,7 +104,9 @@ export function createDeferredActions<T>() {
     /** Handlers for a notice's element that hold its window while it is pointed at or focused. */
     holdProps(key: string) {
       return {
-        onPointerEnter: () => hold(key, 'pointer'),
+        // A move, not an enter: a notice that appears under a resting pointer (where the Delete
+        // button was) is not being read, and must not hold the window for ever.
+        onPointerMove: () => hold(key, 'pointer'),
         onPointerLeave: () => release(key, 'pointer'),
         onFocus: () => hold(key, 'focus'),
         onBlur: (event: { currentTarget: Element; relatedTarget: Element | null }) => {

@@ -146,17 +146,19 @@ export function focusCard(fileId: number): boolean {
 
 /**
  * Where focus goes once a card has left the list: the next card's first action, else the one before,
- * else the file's own "Undo", else the slot's heading. Never the top of the page. Found before the
- * card goes (its neighbours), and looked up once it has (the Undo it leaves behind).
+ * else the slot's upload control, else its heading. Never the top of the page, and never into the
+ * "Undo" notice (it would hold the undo window open: the notice is the next stop after the upload
+ * control, and a live region announces it). Found before the card goes (its neighbours), and
+ * looked up once it has (the upload control).
  */
-function focusAfterRemoving(card: HTMLElement | null, fileId: number): () => void {
+function focusAfterRemoving(card: HTMLElement | null): () => void {
   const neighbour = (card?.nextElementSibling ?? card?.previousElementSibling) as HTMLElement | null;
   const next = neighbour?.querySelector<HTMLElement>('button');
   const slot = card?.closest('section');
   return () =>
     (next?.isConnected
       ? next
-      : (document.getElementById(`undo-file-${fileId}`) ?? slot?.querySelector('h2'))
+      : (slot?.querySelector<HTMLElement>('.drop-area button') ?? slot?.querySelector('h2'))
     )?.focus();
 }
 
@@ -301,7 +303,7 @@ export const AssetCard = memo(function AssetCard({
   }
 
   function remove() {
-    const moveFocus = focusAfterRemoving(cardRef.current, file.id);
+    const moveFocus = focusAfterRemoving(cardRef.current);
     deleteFile(file);
     // After this render the card is gone: focus moves on to what comes next, not to the page's top.
     requestAnimationFrame(moveFocus);

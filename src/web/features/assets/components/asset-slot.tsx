@@ -269,8 +269,6 @@ export function AssetSlot({
           </ul>
         </div>
       )}
-      <DeleteNotices entity={entity} fileType={fileType.fileType} listKey={listKey} />
-
       {canEdit && (
         <>
           {sides && (
@@ -302,6 +300,8 @@ export function AssetSlot({
               onFiles={(files) => void accept(files)}
             />
           </Suspense>
+          {/* After the upload control: the next stop from where focus goes once a file is deleted. */}
+          <DeleteNotices entity={entity} fileType={fileType.fileType} listKey={listKey} />
           {compact && (
             <details className="slot-rules">
               <summary>

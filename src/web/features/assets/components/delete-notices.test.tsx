@@ -39,7 +39,7 @@ describe('a delete waiting out its undo window', () => {
     act(() => waitingDeletes.later(deleteKey(deck.id), deck, send));
     const notice = screen.getByText(/^Deleted deck\.pdf\./);
 
-    fireEvent.pointerEnter(notice);
+    fireEvent.pointerMove(notice);
     await act(() => vi.advanceTimersByTimeAsync(undoWindowMs * 2));
     expect(send).not.toHaveBeenCalled();
     fireEvent.pointerLeave(notice);
