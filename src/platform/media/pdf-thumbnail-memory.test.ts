@@ -101,7 +101,10 @@ it('PT5 keeps hostile PDFs from taking the memory: their renders end past the li
     pollUntil(`the thumbnail of asset ${parentId} to be made or cleared`, async () => {
       const thumbnailId = (await get(parentId)).thumbnail_id;
       if (thumbnailId === undefined) return false;
-      return (await get(thumbnailId)).pending ? undefined : true;
+      // A thumbnail dropped since the parent was read is gone (404): the next look sees it cleared.
+      const thumbnail = await fetch(`${url}/v2/core/assets/${thumbnailId}`, { headers: bearer(token) });
+      if (!thumbnail.ok) return undefined;
+      return assetEnvelopeSchema.parse(await thumbnail.json()).asset.pending ? undefined : true;
     });
 
   // Warm: the render processes are up and have drawn a deck, as on a platform that has been running.
