@@ -15,6 +15,7 @@ import { pollUntil } from '../testing/thumbnails';
  */
 const renderLimitMb = 512;
 const child = childPlatformFixture('platform-thumbnail-memory-', {
+  PDF_THUMBNAIL_WORKERS: '2',
   PDF_THUMBNAIL_LOW_PRIORITY: '0',
   PDF_THUMBNAIL_TIMEOUT_MS: '600000',
   PDF_RENDER_MAX_RSS_MB: String(renderLimitMb),
@@ -165,9 +166,13 @@ it('PT5 keeps hostile PDFs from taking the memory: their renders end past the li
 
   expect(hasThumbnail).toEqual(Array(6).fill(false));
   // The platform's own memory hardly moves; a render process is ended near its limit.
+  // What a process can pass its limit by: pdf.js doubles a decoding stream's buffer, copying it at
+  // once (256 MB to 512 at this size), between two looks at the process.
+  const overshootMb = 200;
   expect(inMb(peak.own - idle.own)).toBeLessThan(150);
-  expect(inMb(peak.largestHelper)).toBeLessThan(renderLimitMb + 150);
-  expect(inMb(peak.total)).toBeLessThan(inMb(idle.total) + 2 * (renderLimitMb + 150));
+  expect(inMb(peak.largestHelper)).toBeLessThan(renderLimitMb + overshootMb);
+  // The two render processes, each within its limit, and the platform.
+  expect(inMb(peak.total)).toBeLessThan(inMb(peak.own) + 2 * (renderLimitMb + overshootMb));
   expect(slowestMs).toBeLessThan(5000);
   // What an operator reads in the log: each hostile PDF went without a thumbnail, and why.
   const reasons = child.logs

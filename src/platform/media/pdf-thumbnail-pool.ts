@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn as spawnProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import sharp from 'sharp';
 import type { BlobRange } from '../storage/blob-store';
 import type { RangeAnswer, RenderFailure, ThumbnailJob, ThumbnailReply } from './pdf-thumbnail-worker';
 
@@ -167,6 +166,8 @@ function startRenderProcess(settings: { maxHeapMb: number; lowPriority: boolean 
     // Its stdout would mix with the platform's log lines; its stderr says why it crashed, if it does.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
+    // pdf-thumbnail-worker.ts's renderProcessMarker (a type-only import here: the module loads pdf.js).
+    env: { ...process.env, PDF_RENDER_PROCESS: '1' },
   });
 }
 
@@ -200,26 +201,6 @@ function processRssMb(pid: number | undefined): number | undefined {
   return kb ? Number(kb[1]) / 1024 : undefined;
 }
 
-/**
- * The PNG of a page a worker drew, encoded by libvips (sharp, as renditions are) rather than by the
- * canvas: for a 1024 × 576 slide the canvas's own PNG encoder took 45–75 ms, two thirds of the
- * whole render, where libvips takes about 5 ms and writes a smaller file (98 KB against 126) of
- * the same pixels. RGB without alpha: the page is drawn on opaque white paper. This runs on libuv's
- * thread pool at normal priority, not at the worker's lowest: a few milliseconds of CPU per
- * thumbnail where the canvas's encoder held the worker's thread ten times as long. zlib's level 2
- * rather than sharp's 6: the PNG is the source the previews' renditions are made from, and level 2
- * encodes a slide in 4.9 ms of CPU against 7.2, for 103 KB against 98 (a scanned page: the same
- * time and size at either level; level 1 made it 40% larger).
- */
-async function encodePng(page: { pixels: Uint8Array; width: number; height: number }): Promise<PdfThumbnail> {
-  const { pixels, width, height } = page;
-  const png = await sharp(pixels, { raw: { width, height, channels: 4 } })
-    .removeAlpha()
-    .png({ compressionLevel: 2 })
-    .toBuffer();
-  return { png, width, height };
-}
-
 interface Waiting {
   source: PdfSource;
   resolve: (thumbnail: PdfThumbnail) => void;
@@ -233,7 +214,7 @@ interface Slot {
   /** Its resident memory once ready, in MB: what it grows by in a render is measured from this. */
   readyRssMb?: number;
   startTimer?: NodeJS.Timeout;
-  /** The job this slot is rendering, or encoding the PNG of (its process waits until then). */
+  /** The job this slot's process is rendering. */
   job?: Waiting & { id: number; timer?: NodeJS.Timeout };
 }
 
@@ -249,7 +230,7 @@ function send(worker: ChildProcess, message: ThumbnailJob | RangeAnswer) {
  * interrupted any other way) and a fresh one takes its place; so does one that a render left
  * larger. Memory is bounded per process, all of it (`maxRssMb`), and within it the JavaScript heap
  * (`maxHeapMb`), one canvas of at most `maxPixels` and images up to `maxImagePixels`; the platform
- * holds the 64 KB ranges pdf.js asked for and one page's pixels while their PNG is encoded.
+ * holds only the 64 KB ranges pdf.js asked for and the PNG.
  */
 export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThumbnailPool {
   const maxQueue = options.maxQueue ?? 8 * options.workers;
@@ -383,20 +364,11 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
         jobDone(slot);
         return;
       }
-      // The slot stays taken until its PNG is encoded, so that at most one page's pixels per
-      // process are held here at a time. A job ended meanwhile (timeout, close) is not settled again.
-      void encodePng(reply)
-        .then(
-          (thumbnail) => ({ thumbnail }),
-          (error: unknown) => ({
-            error: new PdfThumbnailError('render_failed', (error as Error | null)?.name ?? 'Error'),
-          }),
-        )
-        .then((outcome) => {
-          if (slot.job !== job) return;
-          settle(slot, outcome);
-          jobDone(slot);
-        });
+      const { png, width, height } = reply;
+      settle(slot, {
+        thumbnail: { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), width, height },
+      });
+      jobDone(slot);
     });
     const failed = (error?: Error) => {
       if (slot.worker !== worker) return;
