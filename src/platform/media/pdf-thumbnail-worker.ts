@@ -78,9 +78,11 @@ const pdfjsWorkerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
  * one runs, so a request waited up to a few milliseconds behind the render. SCHED_IDLE threads give
  * way at once (S9 1.8–2.2, with the same uploads and no thumbnails at 1.2–1.3). Node has no call for
  * a thread's scheduling policy, so util-linux's `chrt` sets it, once per process, at its first job,
- * for every thread of the process (the garbage collector's helpers work for the render too). Not at
- * its start: loading pdf.js at nice 19 already gives way to requests, and at SCHED_IDLE a busy
- * machine could hold a process's start past its time limit. The price:
+ * for its main thread, the one that parses and draws. Not for every thread of the process: with the
+ * garbage collector's helpers and libvips's threads idle too, S8′ took 1.6× as long as with threads
+ * (npm run bench:against, paired, on a busy machine); with the main thread alone, 1.02×. Not at its
+ * start: loading pdf.js at nice 19 already gives way to requests, and at SCHED_IDLE a busy machine
+ * could hold a process's start past its time limit. The price:
  * on a saturated machine renders wait; thumbnails are made after the upload's answer, so they only
  * stay pending longer, and the time limit counts CPU time, not waiting. Elsewhere, or without
  * `chrt`, the main thread keeps its nice value. A pool may ask for none of this (lowPriority: false):
@@ -91,7 +93,7 @@ function renderOnlyWhenIdle(lowPriority: boolean) {
   if (idle || !lowPriority || process.platform !== 'linux') return;
   idle = true;
   try {
-    execFileSync('chrt', ['--idle', '--all-tasks', '--pid', '0', String(process.pid)], {
+    execFileSync('chrt', ['--idle', '--pid', '0', String(process.pid)], {
       stdio: 'ignore',
       timeout: 2000,
     });
@@ -120,9 +122,7 @@ export function fitScale(width: number, height: number, maxSide: number, maxPixe
  * sharp's 6: the PNG is the source the previews' renditions are made from, and level 2 encodes a
  * slide in 4.9 ms of CPU against 7.2, for 103 KB against 98 (a scanned page: the same time and size
  * at either level; level 1 made it 40% larger). Here, not in the platform: the 100 KB PNG crosses
- * the IPC channel where the 2.4 MB of pixels took a dozen round trips through the socket's buffer,
- * each waiting for this idle-priority process to be given a CPU (S8′ 1.7× slower, paired, on a
- * busy machine).
+ * the IPC channel rather than the 2.4 MB of a slide's pixels (copied by the serializer at each end).
  */
 function encodePng(pixels: Buffer, width: number, height: number): Promise<Buffer> {
   return sharp(pixels, { raw: { width, height, channels: 4 } })
