@@ -1,19 +1,56 @@
 /** What every part of `npm run bench` uses: medians, waiting for servers, a token, the table. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, type IncomingMessage, request } from 'node:http';
 import sharp from 'sharp';
 
-/** utime + stime of a process (all its threads: libuv's pool, workers), in clock ticks of 1/100 s. */
-export function cpuTicks(pid: number) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+/** The processes a process started that still run, and theirs (the platform's PDF render processes). */
+function descendants(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const listed = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      return listed ? listed.split(' ').map(Number) : [];
+    } catch {
+      return [];
+    }
+  });
+  return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
-/** Resident memory of a process, in bytes (Linux). */
+/** A file of /proc/<pid>/, or '' once the process is gone. */
+const procFile = (pid: number, file: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * CPU of a process in clock ticks of 1/100 s: its utime + stime (all its threads: libuv's pool,
+ * workers), those of the processes it started that still run (the PDF render processes), and
+ * cutime + cstime, theirs once ended (a render process replaced after a render).
+ */
+export function cpuTicks(pid: number): number {
+  const fields = procFile(pid, 'stat').split(') ')[1]?.split(' ') ?? [];
+  const own = Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  const ended = Number(fields[13] ?? 0) + Number(fields[14] ?? 0);
+  const running = descendants(pid).reduce((sum, child) => {
+    const theirs = procFile(child, 'stat').split(') ')[1]?.split(' ') ?? [];
+    return sum + Number(theirs[11] ?? 0) + Number(theirs[12] ?? 0);
+  }, 0);
+  return own + ended + running;
+}
+
+const ownRss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(procFile(pid, 'status'))?.[1] ?? 0) * 1024;
+
+/**
+ * Resident memory of a process and of the processes it started (the platform's PDF render
+ * processes: their memory is the platform's as an operator counts it), in bytes (Linux).
+ */
 export const rssBytes = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  descendants(pid).reduce((sum, child) => sum + ownRss(child), ownRss(pid));
 
 /** Microseconds of CPU per clock tick (Linux's USER_HZ). */
 export const tickMicros = 10_000;

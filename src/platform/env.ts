@@ -81,8 +81,13 @@ const envSchema = z
     METRICS_PORT: port.optional(),
     /** Where the metrics port listens; default PLATFORM_HOST. */
     METRICS_HOST: z.string().min(1).optional(),
-    /** Worker threads rendering PDF thumbnails; 0 turns thumbnails off. Default: min(2, cores). */
+    /** Processes rendering PDF thumbnails; 0 turns thumbnails off. Default: min(2, cores). */
     PDF_THUMBNAIL_WORKERS: z.coerce.number().int().min(0).max(16).optional(),
+    /**
+     * Memory of one PDF render process, all of it (about 100 MB at rest); past it the render is
+     * ended and its PDF gets no thumbnail (a page that inflates to hundreds of MB).
+     */
+    PDF_RENDER_MAX_RSS_MB: z.coerce.number().int().min(128).default(512),
     /** CPU time of one PDF render (Linux; elsewhere wall time); past it the PDF gets no thumbnail. */
     PDF_THUMBNAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /**
@@ -167,6 +172,7 @@ const envSchema = z
         timeoutMs: env.PDF_THUMBNAIL_TIMEOUT_MS,
         maxBytes: env.PDF_THUMBNAIL_MAX_BYTES,
         lowPriority: env.PDF_THUMBNAIL_LOW_PRIORITY,
+        maxRssMb: env.PDF_RENDER_MAX_RSS_MB,
       },
       blobStore: storageConfig(env),
     };

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   encryptedPdf,
   garbagePdf,
+  inflatingPdf,
   landscapePdf,
   largePdf,
   redHalfPdf,
@@ -17,6 +18,7 @@ import {
   type PdfThumbnailPoolOptions,
 } from './pdf-thumbnail-pool';
 import { scannedDeckPdf } from '../testing/scanned-deck';
+import { pollUntil } from '../testing/thumbnails';
 
 // Renders at normal priority: on a machine kept busy by other work, SCHED_IDLE renders would starve.
 const options = { workers: 1, timeoutMs: 10_000, maxBytes: 1 << 20, lowPriority: false };
@@ -66,17 +68,50 @@ async function pixel(png: Buffer, x: number, y: number) {
   return [data[at], data[at + 1], data[at + 2]];
 }
 
+/** This process and those it started, and theirs (the pool's render processes), from /proc on Linux. */
+function processTree(pid: number | 'self' = 'self'): (number | 'self')[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const listed = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      return listed ? listed.split(' ').map(Number) : [];
+    } catch {
+      return []; // Ended meanwhile.
+    }
+  });
+  return [pid, ...children.flatMap((child) => processTree(child))];
+}
+
 /**
- * Threads of this process at the lowest CPU priority (SCHED_IDLE, or nice 19), from /proc on Linux.
- * After the command name, `stat` holds field 3 onwards: nice is field 19, the policy field 41.
+ * Threads of this process and of its render processes at the lowest CPU priority (SCHED_IDLE, or
+ * nice 19), from /proc on Linux. After the command name, `stat` holds field 3 onwards: nice is
+ * field 19, the policy field 41.
  */
 function lowPriorityThreads() {
-  return readdirSync('/proc/self/task').filter((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [nice, policy] = [Number(fields[19 - 3]), Number(fields[41 - 3])];
-    return policy === 5 || nice === 19;
-  }).length;
+  return processTree().reduce<number>((count, pid) => {
+    try {
+      return (
+        count +
+        readdirSync(`/proc/${pid}/task`).filter((tid) => {
+          const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          const [nice, policy] = [Number(fields[19 - 3]), Number(fields[41 - 3])];
+          return policy === 5 || nice === 19;
+        }).length
+      );
+    } catch {
+      return count; // Ended meanwhile.
+    }
+  }, 0);
+}
+
+/**
+ * CPU time of this process and of the child processes it has waited for (render processes ended),
+ * in ms: utime, stime, cutime and cstime, fields 14 to 17 of /proc/self/stat, in ticks of 10 ms.
+ */
+function cpuMsWithEndedChildren() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields.slice(14 - 3, 18 - 3).reduce((sum, ticks) => sum + Number(ticks) * 10, 0);
 }
 
 /** The low-priority threads counted once the pool's worker renders: when it reads a job's file. */
@@ -141,20 +176,45 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     const { lowPriority: _, ...defaults } = options;
     const lowered = createPdfThumbnailPool(defaults);
     pools.push(lowered);
-    // The worker's thread, and any thread it started meanwhile (they inherit its nice value).
+    // The render process's threads.
     expect(await lowPriorityThreadsWhenRendering(lowered)).toBeGreaterThan(before);
   });
 
   it('ends a render past its time limit and replaces the worker', async () => {
     const p = pool({ timeoutMs: 400 });
-    await render(p, redHalfPdf()); // The worker is up, so only the render is timed.
-    const cpu = process.cpuUsage();
+    await render(p, redHalfPdf()); // The process is up, so only the render is timed.
+    const cpu = cpuMsWithEndedChildren();
     expect(await outcome(render(p, slowPdf()))).toBe('timeout');
-    // Seconds of drawing (about 7 s of CPU) were cut off near the limit. The limit counts the
-    // render's CPU time, so this holds however long a busy machine kept the worker waiting.
-    const used = process.cpuUsage(cpu);
-    expect((used.user + used.system) / 1000).toBeLessThan(3000);
+    // The ended process was replaced; by the time the next render is drawn it has been waited for.
     expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    // Seconds of drawing (about 7 s of CPU) were cut off near the limit. The limit counts the
+    // render's CPU time, so this holds however long a busy machine kept the process waiting.
+    expect(cpuMsWithEndedChildren() - cpu).toBeLessThan(3000);
+  });
+
+  it('ends a render whose process grows past its memory limit, and draws the next file in a fresh one', async () => {
+    const p = pool({ maxRssMb: 300, timeoutMs: 600_000 });
+    await render(p, redHalfPdf());
+    // A page that inflates to 400 MB: its process is ended near 300 MB, whatever its JavaScript heap.
+    expect(await outcome(render(p, await inflatingPdf(400 * 1024 * 1024)))).toBe('memory_limit');
+    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+  });
+
+  it('replaces a render process that a render left larger, so that the memory goes back', async () => {
+    const renderProcesses = () => processTree().slice(1);
+    const others = new Set(renderProcesses());
+    const p = pool({ maxRssMb: 1024, recycleGrowthMb: 64, timeoutMs: 600_000 });
+    await render(p, redHalfPdf());
+    const [first, ...more] = renderProcesses().filter((pid) => !others.has(pid));
+    expect(more).toEqual([]);
+    // A blank page whose content inflates to 200 MB: drawn, and its process kept what it decoded.
+    expect(await outcome(render(p, await inflatingPdf(200 * 1024 * 1024)))).toBe('rendered');
+    // Replaced: the first process is gone, and another renders the next file.
+    await pollUntil('the render process to be replaced', () =>
+      renderProcesses().includes(first!) ? undefined : true,
+    );
+    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(renderProcesses().filter((pid) => !others.has(pid))).toHaveLength(1);
   });
 
   it('says whether a render handed over now would begin at once: only with a worker ready and free', async () => {

@@ -1,15 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
-import sharp from 'sharp';
+import { type ChildProcess, spawn as spawnProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { BlobRange } from '../storage/blob-store';
-import type {
-  RangeAnswer,
-  RenderFailure,
-  ThumbnailJob,
-  ThumbnailReply,
-  WorkerSettings,
-} from './pdf-thumbnail-worker';
+import type { RangeAnswer, RenderFailure, ThumbnailJob, ThumbnailReply } from './pdf-thumbnail-worker';
 
 /** Why a PDF got no thumbnail. */
 export type ThumbnailFailure =
@@ -20,9 +12,11 @@ export type ThumbnailFailure =
   | 'too_large'
   /** Every worker busy and the queue full. */
   | 'busy'
-  /** The render used more CPU time than its limit; its worker was ended and replaced. */
+  /** The render used more CPU time than its limit; its process was ended and replaced. */
   | 'timeout'
-  /** The worker died (out of memory, a crash in native code) or could not start. */
+  /** The render's process grew past its memory limit (`maxRssMb`); it was ended and replaced. */
+  | 'memory_limit'
+  /** The render's process died (its heap full, a crash in native code) or could not start. */
   | 'worker_failed'
   /** The pool was closed (the platform stopping): not the PDF's fault. */
   | 'closed';
@@ -52,11 +46,11 @@ export interface PdfSource {
 }
 
 export interface PdfThumbnailPoolOptions {
-  /** Worker threads; 0 turns thumbnails off. */
+  /** Render processes; 0 turns thumbnails off. */
   workers: number;
   /**
-   * Time limit of one render, in CPU time of its worker where the platform can tell (Linux), else
-   * from the moment a ready worker receives the job. A render that waits for a CPU is not stuck.
+   * Time limit of one render, in CPU time of its process where the platform can tell (Linux), else
+   * from the moment a ready process receives the job. A render that waits for a CPU is not stuck.
    */
   timeoutMs: number;
   /** Larger PDFs are not rendered. */
@@ -70,11 +64,24 @@ export interface PdfThumbnailPoolOptions {
   /** Images inside the page with more pixels than this are skipped, not decoded. Default 50 Mpx. */
   maxImagePixels?: number;
   /**
-   * JavaScript heap of one worker; past it the worker dies and the job fails. Default 128 MB: page 1
-   * of a 12-slide deck, or a cover with a 12-megapixel photo, renders within 32 MB; the rest is room
-   * for large embedded fonts and CMaps. Decoded images are not on this heap: `maxImagePixels` bounds them.
+   * JavaScript heap of one render process; past it the process dies and the job fails. Default 128
+   * MB: page 1 of a 12-slide deck, or a cover with a 12-megapixel photo, renders within 32 MB; the
+   * rest is room for large embedded fonts and CMaps. Decoded images and streams are not on this
+   * heap: `maxRssMb` bounds them.
    */
   maxHeapMb?: number;
+  /**
+   * Resident memory of one render process, all of it (heap, decoded streams and images, canvas,
+   * libraries); past it the process is killed and the job fails with `memory_limit`. Default 512
+   * MB. A process at rest takes about 100 MB of it.
+   */
+  maxRssMb?: number;
+  /**
+   * A render process that has grown by more than this since it was ready (memory that a render
+   * took and the allocator kept) is replaced once its job is done, so that what one hostile PDF
+   * took is given back. Default a quarter of `maxRssMb`.
+   */
+  recycleGrowthMb?: number;
   /** A worker that has not loaded pdf.js after this long is given up on. Default 60 s. */
   startTimeoutMs?: number;
   /**
@@ -106,32 +113,36 @@ export interface PdfThumbnailPool {
 }
 
 /**
- * The first thing a worker runs, before it loads anything (plain CommonJS: no loader yet): the
- * lowest nice value for its thread (on Linux a thread id is a process id to setpriority, found
- * through /proc/thread-self). Workers start with the platform, and loading pdf.js (about half a
- * second of CPU each) at normal priority held up the platform's first requests on a busy machine.
- * Renders go lower still (SCHED_IDLE) at the worker's first job: pdf-thumbnail-worker.ts says why,
- * and why not here (it takes a child process, and forking the platform at its start was worse).
+ * The first thing a render process runs, before it loads anything (plain CommonJS: no loader yet):
+ * the lowest nice value for its main thread, the one that loads pdf.js and renders. Render
+ * processes start with the platform, and loading pdf.js (about half a second of CPU each) at normal
+ * priority held up the platform's first requests on a busy machine. Renders go lower still
+ * (SCHED_IDLE, every thread of the process) at the first job: pdf-thumbnail-worker.ts says why.
  */
-const lowerPriority = `try {
-  require('node:os').setPriority(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()), 19);
-} catch {}`;
+const lowerPriority = `try { require('node:os').setPriority(19); } catch {}`;
 
 /**
- * The worker runs from TypeScript source like the rest of the platform, and Node cannot load a
- * `.ts` worker by itself. Under `tsx` (npm start) the main thread's loader is registered through
- * execArgv, which workers inherit, but on Node 20 a worker's entry module is resolved before those
- * hooks apply ("Unknown file extension .ts"); under Vitest there is no Node loader at all (Vite
- * transforms modules itself), and `new URL('./x.ts', import.meta.url)` alone fails the same way.
- * So the worker starts from a few lines of plain JavaScript that lower its priority, register
- * tsx's ESM loader through its API and then import the real entry: the same lines work under tsx
- * (npm start, `node --import tsx`) and under Vitest. pdf.js (3 MB of plain JavaScript) is imported
- * before the loader is registered: through tsx it was transformed again at every start (8–12 s of
- * a worker's start on a busy machine, against about 1 s), and once loaded the entry's imports of
+ * Renders run in child processes, not worker threads: a thread's resource limits bound only its
+ * JavaScript heap, and pdf.js keeps a decoded stream in an ArrayBuffer outside it. A 600 KB PDF
+ * whose page inflates to 300 MB took 330 MB of the platform's memory per render, and the allocator
+ * kept most of it. A process's whole memory can be watched (`maxRssMb`), it can be killed at any
+ * moment without harm to the platform, and when it ends, all it took goes back to the system.
+ *
+ * The process runs from TypeScript source like the rest of the platform. It starts from a few
+ * lines of plain JavaScript that lower its priority, load pdf.js, register tsx's ESM loader through
+ * its API and then import the real entry: the same lines work under tsx (npm start, `node --import
+ * tsx`) and under Vitest, which has no Node loader at all. pdf.js (3 MB of plain JavaScript) is
+ * imported before the loader is registered: through tsx it was transformed again at every start
+ * (8–12 s of a start on a busy machine, against about 1 s), and once loaded the entry's imports of
  * it are served from the module cache. Compiled to `.js`, the entry is imported directly.
+ *
+ * V8 flags of its own: the heap limit, and `--heap-growing-percent=100`, which lets the heap grow
+ * to twice what it keeps live before its next full collection. Below 2 GB of heap V8 lets it grow
+ * by only 1.3×, and pdf.js's garbage of each document brought a full collection every other render
+ * (docs/benchmarks.md, "PDF thumbnails"). The IPC channel uses V8's serialization, so that byte
+ * ranges and pixels pass as bytes, not as JSON arrays of numbers.
  */
-function startWorker(options: Pick<WorkerOptions, 'resourceLimits' | 'workerData'>): Worker {
-  const lowered = (options.workerData as WorkerSettings).lowPriority;
+function startRenderProcess(settings: { maxHeapMb: number; lowPriority: boolean }): ChildProcess {
   const here = import.meta.url;
   const load = (url: string) => `import(${JSON.stringify(url)})`;
   let entry: string;
@@ -144,69 +155,50 @@ function startWorker(options: Pick<WorkerOptions, 'resourceLimits' | 'workerData
     entry =
       `Promise.all([${plain.join(', ')}])` +
       `.then(() => ${load(tsxApi)})` +
-      `.then((tsx) => { tsx.register(); return ${load(new URL('./pdf-thumbnail-worker.ts', here).href)}; });`;
+      `.then((tsx) => { tsx.register(); return ${load(new URL('./pdf-thumbnail-worker.ts', here).href)}; })`;
   } else {
-    entry = `${load(new URL('./pdf-thumbnail-worker.js', here).href)};`;
+    entry = load(new URL('./pdf-thumbnail-worker.js', here).href);
   }
-  return new Worker(lowered ? `${lowerPriority}\n${entry}` : entry, { ...options, eval: true });
-}
-
-/**
- * How far V8 lets a heap grow between two full collections, for every heap of the process: twice
- * what it kept live. V8 picks the factor from the heap's limit, and below 2 GB it is about 1.3: a
- * worker's 128 MB heap (20 MB live after a collection) ran a full collection every other render of
- * a 12-slide deck, 10–15 ms of marking each, and a render took twice the CPU it takes on a large
- * heap. A worker thread cannot have V8 flags of its own (a render process can: tried and not kept,
- * docs/benchmarks.md, "PDF thumbnails"), and a larger heap limit would give up the bound on its
- * memory. On the main thread this replaces the factor V8 would have chosen by the allocation rate
- * (1.1 to 4): measured beside the platform before it (npm run bench:against), neither the API's CPU
- * per request nor the process's memory moved beyond the noise (same document). The flag exists in
- * V8 from Node 20 to 24.
- */
-function letHeapsGrowTwofold() {
-  setFlagsFromString('--heap-growing-percent=100');
+  // A failure to load ends the process (and the pool hears of it), rather than leaving it idle.
+  const code = `${settings.lowPriority ? lowerPriority : ''}\n${entry}.catch((error) => { console.error(error); process.exit(70); });`;
+  const flags = [`--max-old-space-size=${settings.maxHeapMb}`, '--heap-growing-percent=100'];
+  return spawnProcess(process.execPath, [...flags, '-e', code], {
+    // Its stdout would mix with the platform's log lines; its stderr says why it crashed, if it does.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    serialization: 'advanced',
+    // pdf-thumbnail-worker.ts's renderProcessMarker (a type-only import here: the module loads pdf.js).
+    env: { ...process.env, PDF_RENDER_PROCESS: '1' },
+  });
 }
 
 /** pdf.js's unit of reading (its default): the first chunk goes with the job, the rest by range. */
 const chunkBytes = 64 * 1024;
 
-/** The list to transfer `bytes` with, when they are the whole of their buffer (else they are copied). */
-const transferList = (bytes: Uint8Array) =>
-  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? [bytes.buffer as ArrayBuffer] : [];
-
-/** CPU time (user + system) a thread of this process has used, in ms; undefined where unknown. */
-async function threadCpuMs(threadId: number | undefined): Promise<number | undefined> {
-  if (threadId === undefined) return undefined;
+/** A file of /proc/<pid>/, read at once (the pool's watch reads them many times a second); undefined where there is none. */
+function procFile(pid: number | undefined, file: 'stat' | 'status'): string | undefined {
+  if (pid === undefined) return undefined;
   try {
-    const stat = await readFile(`/proc/self/task/${threadId}/stat`, 'utf8');
-    // Fields after the command (in parentheses, which may hold spaces): utime and stime are the
-    // 12th and 13th, in clock ticks (100 a second on Linux).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
   } catch {
     return undefined;
   }
 }
 
-/**
- * The PNG of a page a worker drew, encoded by libvips (sharp, as renditions are) rather than by the
- * canvas: for a 1024 × 576 slide the canvas's own PNG encoder took 45–75 ms, two thirds of the
- * whole render, where libvips takes about 5 ms and writes a smaller file (98 KB against 126) of
- * the same pixels. RGB without alpha: the page is drawn on opaque white paper. This runs on libuv's
- * thread pool at normal priority, not at the worker's lowest: a few milliseconds of CPU per
- * thumbnail where the canvas's encoder held the worker's thread ten times as long. zlib's level 2
- * rather than sharp's 6: the PNG is the source the previews' renditions are made from, and level 2
- * encodes a slide in 4.9 ms of CPU against 7.2, for 103 KB against 98 (a scanned page: the same
- * time and size at either level; level 1 made it 40% larger).
- */
-async function encodePng(page: { pixels: Uint8Array; width: number; height: number }): Promise<PdfThumbnail> {
-  const { pixels, width, height } = page;
-  const png = await sharp(pixels, { raw: { width, height, channels: 4 } })
-    .removeAlpha()
-    .png({ compressionLevel: 2 })
-    .toBuffer();
-  return { png, width, height };
+/** CPU time (user + system, every thread) a process has used, in ms; undefined where unknown. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  const stat = procFile(pid, 'stat');
+  if (stat === undefined) return undefined;
+  // Fields after the command (in parentheses, which may hold spaces): utime and stime are the
+  // 14th and 15th, in clock ticks (100 a second on Linux).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * 10 : undefined;
+}
+
+/** Resident memory of a process in MB; undefined where unknown. */
+function processRssMb(pid: number | undefined): number | undefined {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(procFile(pid, 'status') ?? '');
+  return kb ? Number(kb[1]) / 1024 : undefined;
 }
 
 interface Waiting {
@@ -216,29 +208,39 @@ interface Waiting {
 }
 
 interface Slot {
-  worker?: Worker;
+  /** The render process; "worker" as the rest of the pool's words say. */
+  worker?: ChildProcess;
   ready: boolean;
-  threadId?: number;
+  /** Its resident memory once ready, in MB: what it grows by in a render is measured from this. */
+  readyRssMb?: number;
   startTimer?: NodeJS.Timeout;
-  /** The job this slot is rendering, or encoding the PNG of (its worker waits until then). */
+  /** The job this slot's process is rendering. */
   job?: Waiting & { id: number; timer?: NodeJS.Timeout };
 }
 
+/** Sends to a render process; a process that has gone meanwhile is the exit handler's to deal with. */
+function send(worker: ChildProcess, message: ThumbnailJob | RangeAnswer) {
+  if (worker.connected) worker.send(message, (error) => void error);
+}
+
 /**
- * A small pool of worker threads that render PDF cover thumbnails with pdf.js. Rendering never
- * runs on the main thread, at most `workers` render at once, a bounded number wait, and a render
- * past its time limit ends its worker (a stuck pdf.js cannot be interrupted any other way) and a
- * fresh one takes its place. Memory is bounded per worker: its JavaScript heap (`maxHeapMb`), the
- * 64 KB ranges pdf.js asked for, one canvas of at most `maxPixels` (and its pixels while their PNG
- * is encoded), and images up to `maxImagePixels`.
+ * A small pool of render processes that draw PDF cover thumbnails with pdf.js. Rendering never
+ * runs in the platform's process, at most `workers` render at once, a bounded number wait, and a
+ * render past its time limit or its memory limit ends its process (a stuck pdf.js cannot be
+ * interrupted any other way) and a fresh one takes its place; so does one that a render left
+ * larger. Memory is bounded per process, all of it (`maxRssMb`), and within it the JavaScript heap
+ * (`maxHeapMb`), one canvas of at most `maxPixels` and images up to `maxImagePixels`; the platform
+ * holds only the 64 KB ranges pdf.js asked for and the PNG.
  */
 export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThumbnailPool {
   const maxQueue = options.maxQueue ?? 8 * options.workers;
   const maxSide = options.maxSide ?? 1024;
   const maxPixels = options.maxPixels ?? 1024 * 1024;
   const maxImagePixels = options.maxImagePixels ?? 50_000_000;
-  const resourceLimits = { maxOldGenerationSizeMb: options.maxHeapMb ?? 128 };
-  const workerData: WorkerSettings = { lowPriority: options.lowPriority ?? true };
+  const lowPriority = options.lowPriority ?? true;
+  const processSettings = { maxHeapMb: options.maxHeapMb ?? 128, lowPriority };
+  const maxRssMb = options.maxRssMb ?? 512;
+  const recycleGrowthMb = options.recycleGrowthMb ?? maxRssMb / 4;
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const wallTimeoutMs = options.wallTimeoutMs ?? Math.max(120_000, 20 * options.timeoutMs);
   const slots: Slot[] = Array.from({ length: options.workers }, () => ({ ready: false }));
@@ -255,29 +257,64 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     else job.reject(outcome.error);
   }
 
-  /** Ends a slot's worker (stuck, crashed or never ready) and fails the job it had. */
+  /** Kills a render process and answers once it is gone (at once if it already is). */
+  function end(worker: ChildProcess): Promise<void> {
+    if (worker.exitCode !== null || worker.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.kill('SIGKILL');
+    return exited;
+  }
+
+  /** Ends a slot's process (stuck, too large, crashed or never ready) and fails the job it had. */
   function discardWorker(slot: Slot, failure: ThumbnailFailure, errorName?: string) {
     const worker = slot.worker;
     const wasReady = slot.ready;
     slot.worker = undefined;
     slot.ready = false;
     clearTimeout(slot.startTimer);
-    if (worker) void worker.terminate();
+    if (worker) void end(worker);
     settle(slot, { error: new PdfThumbnailError(failure, errorName) });
     if (closed) return;
     if (wasReady) {
       // Replaced at once, so the next PDF does not wait for pdf.js to load.
       spawn(slot);
     } else {
-      // A worker that cannot start would make the queue wait forever: the first job in line fails
+      // A process that cannot start would make the queue wait forever: the first job in line fails
       // instead, so each job costs at most one start attempt and a broken install cannot loop.
       queue.shift()?.reject(new PdfThumbnailError('worker_failed', errorName));
     }
     pump();
   }
 
-  /** Answers a worker's request for bytes of its job's PDF. */
-  async function answerRead(slot: Slot, worker: Worker, request: { id: number; begin: number; end: number }) {
+  /**
+   * After a job: a process that the render left larger by more than `recycleGrowthMb` (a decoded
+   * stream or image the allocator kept) is replaced, so that it gives that memory back now rather
+   * than hold it until the next hostile file. Answers whether it was.
+   */
+  function recycleIfGrown(slot: Slot): boolean {
+    const rss = processRssMb(slot.worker?.pid);
+    if (rss === undefined || slot.readyRssMb === undefined || rss - slot.readyRssMb <= recycleGrowthMb)
+      return false;
+    const worker = slot.worker!;
+    slot.worker = undefined;
+    slot.ready = false;
+    void end(worker);
+    if (!closed) spawn(slot);
+    return true;
+  }
+
+  /** The job is done (settled): the slot takes the next one, or a fresh process first. */
+  function jobDone(slot: Slot) {
+    recycleIfGrown(slot);
+    pump();
+  }
+
+  /** Answers a render process's request for bytes of its job's PDF. */
+  async function answerRead(
+    slot: Slot,
+    worker: ChildProcess,
+    request: { id: number; begin: number; end: number },
+  ) {
     const job = slot.job;
     if (!job || job.id !== request.id) return;
     let answer: RangeAnswer;
@@ -292,17 +329,17 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     }
     // The job may have ended (timeout, close) while the bytes were read.
     if (slot.worker !== worker || slot.job !== job) return;
-    worker.postMessage(answer, 'data' in answer ? transferList(answer.data.bytes) : []);
+    send(worker, answer);
   }
 
   function spawn(slot: Slot) {
-    letHeapsGrowTwofold();
-    const worker = startWorker({ resourceLimits, workerData });
+    const worker = startRenderProcess(processSettings);
     slot.worker = worker;
     slot.ready = false;
-    slot.threadId = undefined;
-    // Idle workers must not keep a process alive that is otherwise done.
+    slot.readyRssMb = undefined;
+    // Idle processes must not keep a platform alive that is otherwise done.
     worker.unref();
+    worker.channel?.unref();
     slot.startTimer = setTimeout(() => {
       if (slot.worker === worker) discardWorker(slot, 'worker_failed', 'StartTimeout');
     }, startTimeoutMs);
@@ -311,7 +348,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
       if (slot.worker !== worker) return;
       if ('ready' in reply) {
         slot.ready = true;
-        slot.threadId = reply.threadId;
+        slot.readyRssMb = processRssMb(worker.pid);
         clearTimeout(slot.startTimer);
         pump();
         return;
@@ -324,23 +361,14 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
       if (job?.id !== reply.id) return;
       if (!reply.ok) {
         settle(slot, { error: new PdfThumbnailError(reply.reason, reply.errorName) });
-        pump();
+        jobDone(slot);
         return;
       }
-      // The slot stays taken until its PNG is encoded, so that at most one page's pixels per
-      // worker are held at a time. A job ended meanwhile (timeout, close) is not settled again.
-      void encodePng(reply)
-        .then(
-          (thumbnail) => ({ thumbnail }),
-          (error: unknown) => ({
-            error: new PdfThumbnailError('render_failed', (error as Error | null)?.name ?? 'Error'),
-          }),
-        )
-        .then((outcome) => {
-          if (slot.job !== job) return;
-          settle(slot, outcome);
-          pump();
-        });
+      const { png, width, height } = reply;
+      settle(slot, {
+        thumbnail: { png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), width, height },
+      });
+      jobDone(slot);
     });
     const failed = (error?: Error) => {
       if (slot.worker !== worker) return;
@@ -351,38 +379,44 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     worker.on('exit', () => failed());
   }
 
+  /** Milliseconds between two looks at a render process: its memory can grow by a few hundred MB a second. */
+  const watchEveryMs = 20;
+
   /**
-   * Ends the job's worker once the render has used `timeoutMs` of CPU (checked a few times a
-   * second), or once `wallTimeoutMs` have passed whatever it used. Without a thread id, the wall
-   * clock alone at `timeoutMs`.
+   * Ends the job's process once it is past `maxRssMb` of memory, once the render has used
+   * `timeoutMs` of CPU, or once `wallTimeoutMs` have passed whatever it used; looked at every
+   * `watchEveryMs` (a read of two files of /proc, some 30 µs). Without /proc, the wall clock alone
+   * at `timeoutMs`.
    */
-  async function watch(slot: Slot, job: NonNullable<Slot['job']>) {
+  function watch(slot: Slot, job: NonNullable<Slot['job']>) {
     const worker = slot.worker;
+    const pid = worker?.pid;
     const started = performance.now();
-    const cpuAtStart = await threadCpuMs(slot.threadId);
-    const check = async () => {
+    const cpuAtStart = processCpuMs(pid);
+    const check = () => {
       if (slot.job !== job || slot.worker !== worker) return;
+      const rss = processRssMb(pid);
+      if (rss !== undefined && rss > maxRssMb) return discardWorker(slot, 'memory_limit');
       const wall = performance.now() - started;
-      const cpu = cpuAtStart === undefined ? undefined : await threadCpuMs(slot.threadId);
-      if (slot.job !== job || slot.worker !== worker) return;
+      const cpu = cpuAtStart === undefined ? undefined : processCpuMs(pid);
       const used = cpu === undefined || cpuAtStart === undefined ? wall : cpu - cpuAtStart;
       if (used >= options.timeoutMs || wall >= wallTimeoutMs) return discardWorker(slot, 'timeout');
-      job.timer = setTimeout(() => void check(), Math.min(250, Math.max(20, options.timeoutMs - used)));
+      job.timer = setTimeout(check, watchEveryMs);
       job.timer.unref();
     };
-    job.timer = setTimeout(() => void check(), Math.min(250, options.timeoutMs));
+    job.timer = setTimeout(check, watchEveryMs);
     job.timer.unref();
   }
 
   /**
-   * Gives the job to the slot's worker with the first chunk of its file, which pdf.js reads first
-   * (the header): the file's first read is made here, once a worker is free for it.
+   * Gives the job to the slot's process with the first chunk of its file, which pdf.js reads first
+   * (the header): the file's first read is made here, once a process is free for it.
    */
   async function dispatch(slot: Slot, waiting: Waiting) {
     const worker = slot.worker!;
     const job: NonNullable<Slot['job']> = { ...waiting, id: nextId++ };
     slot.job = job;
-    void watch(slot, job);
+    watch(slot, job);
     const size = waiting.source.size;
     let head: Uint8Array;
     try {
@@ -395,10 +429,9 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     }
     // The job may have ended (timeout, close) while the bytes were read.
     if (slot.worker !== worker || slot.job !== job) return;
-    const message: ThumbnailJob = {
-      render: { id: job.id, size, chunkBytes, head, maxSide, maxPixels, maxImagePixels },
-    };
-    worker.postMessage(message, transferList(head));
+    send(worker, {
+      render: { id: job.id, size, chunkBytes, head, maxSide, maxPixels, maxImagePixels, lowPriority },
+    });
   }
 
   function pump() {
@@ -407,7 +440,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
       if (queue.length === 0) return;
       if (slot.worker && slot.ready && !slot.job) void dispatch(slot, queue.shift()!);
     }
-    // Only as many new workers as there are jobs left to serve.
+    // Only as many new processes as there are jobs left to serve.
     let starting = slots.filter((slot) => slot.worker && !slot.ready).length;
     for (const slot of slots) {
       if (queue.length <= starting) return;
@@ -448,7 +481,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
           slot.worker = undefined;
           clearTimeout(slot.startTimer);
           settle(slot, { error: new PdfThumbnailError('closed') });
-          await worker?.terminate();
+          if (worker) await end(worker);
         }),
       );
     },

@@ -1,14 +1,15 @@
 /**
- * Runs inside a worker thread of the PDF thumbnail pool (pdf-thumbnail-pool.ts), never on the main
- * thread: pdf.js parses and paints synchronously and holds its thread for tens to hundreds of
- * milliseconds a page. One job at a time; the pool times jobs out and replaces a stuck worker. The
- * worker never sees the blob store: it asks the main thread for byte ranges of the PDF.
+ * Runs inside a render process of the PDF thumbnail pool (pdf-thumbnail-pool.ts), never in the
+ * platform's: pdf.js parses and paints synchronously and holds its thread for tens to hundreds of
+ * milliseconds a page, and a hostile page can take hundreds of MB outside the JavaScript heap. One
+ * job at a time; the pool times jobs out, watches the process's memory, and replaces a stuck or
+ * grown process. The process never sees the blob store: it asks the platform for byte ranges of
+ * the PDF over its IPC channel.
  */
 import { execFileSync } from 'node:child_process';
-import { readlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
+import sharp from 'sharp';
 // The legacy build is the one pdf.js supports on Node: the modern build targets current browsers.
 import {
   getDocument,
@@ -17,14 +18,11 @@ import {
   VerbosityLevel,
 } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
-/** Given by the pool when it starts the worker. */
-export interface WorkerSettings {
-  /** Render at the lowest CPU priority (below), so that requests win. */
-  lowPriority: boolean;
-}
+/** Set in the environment of the pool's render processes. */
+export const renderProcessMarker = 'PDF_RENDER_PROCESS';
 
 /**
- * Main thread → worker: render page 1 of a PDF of `size` bytes. Its first chunk comes with the job;
+ * Platform → render process: render page 1 of a PDF of `size` bytes. Its first chunk comes with the job;
  * the worker asks for any other bytes by range.
  */
 export interface ThumbnailJob {
@@ -41,10 +39,12 @@ export interface ThumbnailJob {
     maxPixels: number;
     /** Images inside the page larger than this (width × height) are left out, not decoded. */
     maxImagePixels: number;
+    /** Render at the lowest CPU priority (below), so that requests win. */
+    lowPriority: boolean;
   };
 }
 
-/** Main thread → worker: the bytes of a range the worker asked for, or why they could not be read. */
+/** Platform → render process: the bytes of a range the worker asked for, or why they could not be read. */
 export type RangeAnswer =
   | { data: { id: number; begin: number; bytes: Uint8Array } }
   | { readFailed: { id: number; errorName: string } };
@@ -52,38 +52,23 @@ export type RangeAnswer =
 /** Why no thumbnail came out of a PDF that the worker did read. */
 export type RenderFailure = 'encrypted' | 'invalid_pdf' | 'render_failed' | 'read_failed';
 
-/**
- * A drawn page: its pixels, RGBA row by row (opaque: the page is drawn on white paper). The pool
- * encodes them into the PNG (pdf-thumbnail-pool.ts says why not here).
- */
+/** A drawn page: its PNG and size. */
 type RenderReply =
-  | { id: number; ok: true; pixels: Uint8Array; width: number; height: number }
+  | { id: number; ok: true; png: Uint8Array; width: number; height: number }
   | { id: number; ok: false; reason: RenderFailure; errorName: string };
 
 export type ThumbnailReply =
   | RenderReply
   /** Bytes `begin` (inclusive) to `end` (exclusive) of job `id`'s PDF, please. */
   | { read: { id: number; begin: number; end: number } }
-  /**
-   * Sent once after pdf.js has loaded: the pool starts a job's clock only after this. `threadId`
-   * (Linux) lets it count a render's CPU time rather than the time it waited for a CPU.
-   */
-  | { ready: true; threadId?: number };
+  /** Sent once after pdf.js has loaded: the pool starts a job's clock only after this. */
+  | { ready: true };
 
 // pdf.js parses in a "worker" of its own; on Node that is a fake one on this same thread, whose
 // code it would import at the first document. Loaded now, before this worker says it is ready, so
 // that the first upload's time limit is not spent loading code. (Untyped module: imported by name.)
 const pdfjsWorkerModule: string = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = await import(pdfjsWorkerModule);
-
-// The thread's id on Linux: through /proc/self/task/<tid>/stat the pool times renders in CPU time.
-let threadId: number | undefined;
-try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isSafeInteger(tid) && tid > 0) threadId = tid;
-} catch {
-  // Not Linux: the pool times renders by the clock.
-}
 
 /**
  * A render competes for the CPU with the event loop that answers API requests; on a machine with
@@ -92,21 +77,26 @@ try {
  * nice 10 or 19 on 2 cores): the scheduler lets a running thread finish its slice before a woken
  * one runs, so a request waited up to a few milliseconds behind the render. SCHED_IDLE threads give
  * way at once (S9 1.8–2.2, with the same uploads and no thumbnails at 1.2–1.3). Node has no call for
- * a thread's scheduling policy, so util-linux's `chrt` sets it, once per worker, at its first job:
- * not at its start, which is the platform's (the fork of the whole platform for `chrt`, twice at
- * once, made the first requests of a busy machine miss a 1 s headers timeout in tests). The price:
+ * a thread's scheduling policy, so util-linux's `chrt` sets it, once per process, at its first job,
+ * for its main thread, the one that parses and draws. Not for every thread of the process: with the
+ * garbage collector's helpers and libvips's threads idle too, S8′ took 1.6× as long as with threads
+ * (npm run bench:against, paired, on a busy machine); with the main thread alone, 1.02×. Not at its
+ * start: loading pdf.js at nice 19 already gives way to requests, and at SCHED_IDLE a busy machine
+ * could hold a process's start past its time limit. The price:
  * on a saturated machine renders wait; thumbnails are made after the upload's answer, so they only
  * stay pending longer, and the time limit counts CPU time, not waiting. Elsewhere, or without
- * `chrt`, the thread keeps its nice value. A pool may ask for none of this (lowPriority: false): then
- * renders compete with requests as equals, and a machine kept busy by other work still makes them.
+ * `chrt`, the main thread keeps its nice value. A pool may ask for none of this (lowPriority: false):
+ * then renders compete with requests as equals, and a machine kept busy by other work still makes them.
  */
 let idle = false;
-function renderOnlyWhenIdle() {
-  if (idle || threadId === undefined || (workerData as WorkerSettings | undefined)?.lowPriority === false)
-    return;
+function renderOnlyWhenIdle(lowPriority: boolean) {
+  if (idle || !lowPriority || process.platform !== 'linux') return;
   idle = true;
   try {
-    execFileSync('chrt', ['--idle', '--pid', '0', String(threadId)], { stdio: 'ignore', timeout: 2000 });
+    execFileSync('chrt', ['--idle', '--pid', '0', String(process.pid)], {
+      stdio: 'ignore',
+      timeout: 2000,
+    });
   } catch {
     // No chrt: the nice value is all this thread gets.
   }
@@ -124,6 +114,23 @@ export function fitScale(width: number, height: number, maxSide: number, maxPixe
   return Math.min(maxSide / Math.max(width, height), Math.sqrt(maxPixels / (width * height)));
 }
 
+/**
+ * The PNG of a drawn page, encoded by libvips (sharp, as renditions are) rather than by the canvas:
+ * for a 1024 × 576 slide the canvas's own PNG encoder took 45–75 ms, two thirds of the whole
+ * render, where libvips takes about 5 ms and writes a smaller file (98 KB against 126) of the same
+ * pixels. RGB without alpha: the page is drawn on opaque white paper. zlib's level 2 rather than
+ * sharp's 6: the PNG is the source the previews' renditions are made from, and level 2 encodes a
+ * slide in 4.9 ms of CPU against 7.2, for 103 KB against 98 (a scanned page: the same time and size
+ * at either level; level 1 made it 40% larger). Here, not in the platform: the 100 KB PNG crosses
+ * the IPC channel rather than the 2.4 MB of a slide's pixels (copied by the serializer at each end).
+ */
+function encodePng(pixels: Buffer, width: number, height: number): Promise<Buffer> {
+  return sharp(pixels, { raw: { width, height, channels: 4 } })
+    .removeAlpha()
+    .png({ compressionLevel: 2 })
+    .toBuffer();
+}
+
 /** A canvas of pdf.js's factory (@napi-rs/canvas) and its context. */
 interface DrawnCanvas {
   canvas: {
@@ -135,7 +142,17 @@ interface DrawnCanvas {
   context: CanvasRenderingContext2D;
 }
 
-const port = parentPort;
+/**
+ * The IPC channel to the platform; none when this module is imported elsewhere (a test runner's
+ * process may have an IPC channel of its own: the pool marks its processes).
+ */
+const port =
+  process.send && process.env[renderProcessMarker] === '1'
+    ? {
+        postMessage: (message: ThumbnailReply) => process.send!(message),
+        on: (listener: (message: ThumbnailJob | RangeAnswer) => void) => process.on('message', listener),
+      }
+    : undefined;
 
 /**
  * pdf.js reads the PDF through this, a chunk at a time (64 KB), and with auto-fetch off it asks only
@@ -146,7 +163,7 @@ const port = parentPort;
  * into its recovery scan, which reads the file through (the pool's size limit still bounds it).
  */
 class BlobRangeTransport extends PDFDataRangeTransport {
-  /** Set once the main thread could not read a range: the render ends with `read_failed`. */
+  /** Set once the platform could not read a range: the render ends with `read_failed`. */
   failed?: string;
   /** Rejects once a range could not be read: pdf.js would otherwise wait for it forever. */
   readonly failure: Promise<never>;
@@ -239,7 +256,7 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
       destroy(drawn: DrawnCanvas): void;
     };
     const drawn = factory.create(width, height);
-    let pixels: Uint8Array;
+    let png: Buffer;
     try {
       await orFailure(
         page.render({
@@ -250,16 +267,15 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
           background: 'rgb(255, 255, 255)',
         }).promise,
       );
-      // Copied out of the canvas (`data()` is a view of its memory) into a buffer of its own, which
-      // moves to the main thread as it is.
-      pixels = new Uint8Array(drawn.canvas.data());
+      // Read in place (`data()` is a view of the canvas's memory), before the canvas goes.
+      png = await encodePng(drawn.canvas.data(), width, height);
     } finally {
       // Its memory (4 bytes a pixel, outside the JavaScript heap) goes now, not whenever the garbage
       // collector gets to the canvas.
       factory.destroy(drawn);
     }
     page.cleanup();
-    reply({ id: job.id, ok: true, pixels, width, height });
+    reply({ id: job.id, ok: true, png, width, height });
   } catch (error) {
     if (transport.failed !== undefined)
       return reply({ id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed });
@@ -279,17 +295,15 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
 }
 
 if (port) {
+  // The platform gone (killed, crashed): nobody waits for what this process would draw.
+  process.on('disconnect', () => process.exit(0));
   let rendering = Promise.resolve();
-  port.on('message', (message: ThumbnailJob | RangeAnswer) => {
+  port.on((message: ThumbnailJob | RangeAnswer) => {
     if ('render' in message) {
-      renderOnlyWhenIdle();
+      renderOnlyWhenIdle(message.render.lowPriority);
       // One document at a time: the next job begins once the last one is destroyed. A failure to
-      // destroy one is left unhandled: it ends this worker, and the pool starts another.
-      rendering = rendering.then(() =>
-        render(message.render, (reply) => {
-          port.postMessage(reply, reply.ok ? [reply.pixels.buffer as ArrayBuffer] : []);
-        }),
-      );
+      // destroy one is left unhandled: it ends this process, and the pool starts another.
+      rendering = rendering.then(() => render(message.render, (reply) => port.postMessage(reply)));
     } else if ('data' in message) {
       const { id, begin, bytes } = message.data;
       // Late answers for a job that already ended are dropped.
@@ -298,5 +312,5 @@ if (port) {
       current.fail(message.readFailed.errorName);
     }
   });
-  port.postMessage({ ready: true, threadId } satisfies ThumbnailReply);
+  port.postMessage({ ready: true });
 }

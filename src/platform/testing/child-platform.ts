@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { configFor, type PlatformConfig } from '../env';
 import { testBackend, type TestBackend } from './backends';
 import { removeRedisKeys } from './redis';
@@ -32,11 +33,15 @@ export async function waitForHealth(url: string, child?: ChildProcess) {
  * src/platform/main.ts`), for tests that need to stop or kill it. Started with node itself: npm
  * would add a process of its own, seconds of start-up on a busy machine, and a signal it may not pass on.
  */
-export async function spawnPlatform(env: Record<string, string>): Promise<ChildProcess> {
+export async function spawnPlatform(
+  env: Record<string, string>,
+  onLog?: (line: string) => void,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/platform/main.ts'], {
     env: { ...process.env, ...env },
-    stdio: 'ignore',
+    stdio: ['ignore', onLog ? 'pipe' : 'ignore', 'ignore'],
   });
+  if (onLog) createInterface({ input: child.stdout! }).on('line', onLog);
   try {
     await waitForHealth(`http://127.0.0.1:${env.PLATFORM_PORT}`, child);
   } catch (error) {
@@ -58,6 +63,8 @@ export interface ChildPlatform {
  */
 export function childPlatformFixture(dataDirPrefix: string, env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), dataDirPrefix));
+  /** The platform's log lines (pino JSON, at its LOG_LEVEL), every start's. */
+  const logs: string[] = [];
   let backend: TestBackend | undefined;
   let port: number | undefined;
   let child: ChildProcess | undefined;
@@ -67,20 +74,26 @@ export function childPlatformFixture(dataDirPrefix: string, env: Record<string, 
     return { backend, port };
   };
   return {
+    logs,
+    /** The process id of the platform started last (for its memory in /proc). */
+    pid: () => child?.pid,
     async config(): Promise<PlatformConfig> {
       return configFor({ DATA_DIR: dataDir, ...(await prepare()).backend.env });
     },
     /** Starts the platform, again on the same port and data after a kill. */
     async start(): Promise<ChildPlatform> {
       const { backend, port } = await prepare();
-      child = await spawnPlatform({
-        DATA_DIR: dataDir,
-        DEMO_SEED: '1',
-        PLATFORM_PORT: String(port),
-        LOG_LEVEL: 'warn',
-        ...backend.env,
-        ...env,
-      });
+      child = await spawnPlatform(
+        {
+          DATA_DIR: dataDir,
+          DEMO_SEED: '1',
+          PLATFORM_PORT: String(port),
+          LOG_LEVEL: 'warn',
+          ...backend.env,
+          ...env,
+        },
+        (line) => logs.push(line),
+      );
       const webClient = JSON.parse(
         readFileSync(join(dataDir, 'web-client.json'), 'utf8'),
       ) as ChildPlatform['webClient'];

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createDeflate, deflateSync } from 'node:zlib';
 
 /**
  * PDFs of known content, written by hand (no PDF library is installed, and a test should know
@@ -15,6 +16,8 @@ export interface PdfPage {
   content: string;
   /** Compress the content stream (FlateDecode), as real writers do. */
   compress?: boolean;
+  /** The content stream already Flate-compressed (`content` is then unused). */
+  deflated?: Buffer;
 }
 
 /** A PDF of the given pages; text may use /F1 (Helvetica) and /F2 (Helvetica-Bold). */
@@ -34,8 +37,8 @@ export function buildPdf(pages: PdfPage[], options: { encrypt?: boolean } = {}):
         `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${pageIds[i]! + 1} 0 R >>`,
     );
     const raw = Buffer.from(page.content, 'latin1');
-    const data = page.compress ? deflateSync(raw) : raw;
-    const filter = page.compress ? ' /Filter /FlateDecode' : '';
+    const data = page.deflated ?? (page.compress ? deflateSync(raw) : raw);
+    const filter = page.compress || page.deflated ? ' /Filter /FlateDecode' : '';
     add(
       Buffer.concat([
         Buffer.from(`<< /Length ${data.length}${filter} >>\nstream\n`, 'latin1'),
@@ -132,6 +135,26 @@ export const slowPdf = (rectangles = 300_000) =>
       compress: true,
     },
   ]);
+
+/**
+ * A hostile upload: a one-page PDF of a few hundred KB whose content stream inflates to `inflated`
+ * bytes of whitespace (deflate packs a run of one byte about a thousandfold). A reader holds the
+ * whole decoded stream while it parses the page: 300 MB took 330 MB of the platform's memory per
+ * render before renders had a memory limit. Compressed a megabyte at a time, so that building it
+ * does not take that memory in the test.
+ */
+export async function inflatingPdf(inflated = 300 * 1024 * 1024): Promise<Buffer> {
+  const deflate = createDeflate({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const run = Buffer.alloc(1024 * 1024, ' ');
+  for (let written = 0; written < inflated; written += run.length) {
+    if (!deflate.write(run)) await once(deflate, 'drain');
+  }
+  deflate.end();
+  await once(deflate, 'end');
+  return buildPdf([{ width: 612, height: 792, content: '', deflated: Buffer.concat(chunks) }]);
+}
 
 const escapeText = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
 
