@@ -144,7 +144,7 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
   await expect.poll(() => deletes.length, { timeout: 30_000 }).toBe(1);
   await expect(deck.getByText('Deleted Deck 2026.pdf.')).toHaveCount(0);
   await page.reload();
-  await expect(deck.getByText('No pitch deck yet.')).toBeVisible();
+  await expect(deck.getByText('No pitch deck yet')).toBeVisible();
 });
 
 test('previews cost a small fraction of their originals: the page fetches renditions only (W3)', async ({
@@ -335,7 +335,7 @@ test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the 
   await expect(dialog.getByRole('radio')).toHaveCount(0);
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
-  await expect(avatar.getByText('No team member avatar yet.')).toBeVisible();
+  await expect(avatar.getByText('No team member avatar yet')).toBeVisible();
 });
 
 test('a rename the platform refuses is rolled back with a message', async ({ page }) => {
