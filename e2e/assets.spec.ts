@@ -8,7 +8,7 @@ import {
   quadrantsPng,
   rotatedPhotoJpeg,
 } from './support/files';
-import { card, chooserName, colourOf, cropAndSend, pixelOf, slot } from './support/page-parts';
+import { card, chooserName, colourOf, cropAndSend, pixelOf, settled, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
 
 /** Every asset-creating request the page makes, to prove a refused file sent nothing. */
@@ -172,7 +172,7 @@ test('previews cost a small fraction of their originals: the page fetches rendit
   // And again from a fresh load of the page, with every other preview on it.
   await page.reload();
   await expect(preview).toBeVisible();
-  await page.waitForLoadState('networkidle');
+  await settled(page);
   const previewUrl = (await preview.getAttribute('src'))!;
   await expect.poll(() => delivered.has(previewUrl)).toBe(true);
   for (const url of delivered.keys())
