@@ -152,7 +152,8 @@ export async function openDatabase(config: DatabaseConfig, log?: StartLog): Prom
     const db = openSqlite(config.dataDir);
     dialects.set(db, 'sqlite');
     try {
-      log?.info?.(startMessage(config, await migrate(db, 'sqlite')));
+      const applied = await migrate(db, 'sqlite');
+      log?.info?.(startMessage(config, applied));
     } catch (error) {
       await db.destroy();
       throw error;
@@ -164,7 +165,8 @@ export async function openDatabase(config: DatabaseConfig, log?: StartLog): Prom
   const untimed = openPostgres(url, { ...config.database, statementTimeoutMs: undefined });
   try {
     await waitForPostgres(untimed, url, config.database.startTimeoutMs, log);
-    log?.info?.(startMessage(config, await migrate(untimed, 'postgres')));
+    const applied = await migrate(untimed, 'postgres');
+    log?.info?.(startMessage(config, applied));
   } finally {
     await untimed.destroy();
   }
