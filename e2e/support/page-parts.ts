@@ -76,10 +76,23 @@ export async function dropFiles(
 }
 
 /**
- * The page has finished drawing what it shows: nothing marked busy or spinning, and every picture
- * loaded. What a person would wait for before looking, instead of the network falling silent.
+ * The page has finished drawing what it shows: nothing marked busy or spinning, and every picture on
+ * the screen loaded (one loaded lazily further down waits for the person to scroll to it). What a
+ * person would wait for before looking, instead of the network falling silent.
  */
 export async function settled(page: Page) {
   await expect(page.locator('[aria-busy="true"], .spinner')).toHaveCount(0);
-  await page.waitForFunction(() => Array.from(document.images).every((image) => image.complete));
+  await page.waitForFunction(
+    () =>
+      Array.from(document.images).every((image) => {
+        if (image.complete || image.loading !== 'lazy') return image.complete;
+        // A lazy picture loads once it is drawn near the screen: one not drawn (inside something
+        // hidden) or far from it is not there for the person to see yet.
+        const box = image.getBoundingClientRect();
+        const drawn = image.getClientRects().length > 0 && box.width > 0 && box.height > 0;
+        return !drawn || box.top > window.innerHeight || box.bottom < 0;
+      }),
+    undefined,
+    { timeout: 20_000 },
+  );
 }
