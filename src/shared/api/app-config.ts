@@ -46,6 +46,8 @@ export interface Capabilities {
   idempotencyKey: boolean | null;
   /** The app may send `If-Match` on changes. */
   ifMatch: boolean | null;
+  /** tus resumable uploads at `/v2/core/uploads` (src/shared/api/resumable-uploads.ts). */
+  resumableUploads: boolean | null;
 }
 
 export const capabilityNames = [
@@ -59,6 +61,7 @@ export const capabilityNames = [
   'revoke',
   'idempotencyKey',
   'ifMatch',
+  'resumableUploads',
 ] as const satisfies readonly (keyof Capabilities)[];
 
 /** Nothing known: a platform that implements only the spec, until something says otherwise. */
@@ -73,4 +76,5 @@ export const unknownCapabilities: Capabilities = {
   revoke: null,
   idempotencyKey: null,
   ifMatch: null,
+  resumableUploads: null,
 };
