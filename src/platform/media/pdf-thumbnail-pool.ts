@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn as spawnProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { BlobRange } from '../storage/blob-store';
 import type { RangeAnswer, RenderFailure, ThumbnailJob, ThumbnailReply } from './pdf-thumbnail-worker';
 
@@ -14,8 +14,6 @@ export type ThumbnailFailure =
   | 'busy'
   /** The render used more CPU time than its limit; its process was ended and replaced. */
   | 'timeout'
-  /** The render's process grew past its memory limit (`maxRssMb`); it was ended and replaced. */
-  | 'memory_limit'
   /** The render's process died (its heap full, a crash in native code) or could not start. */
   | 'worker_failed'
   /** The pool was closed (the platform stopping): not the PDF's fault. */
@@ -71,9 +69,10 @@ export interface PdfThumbnailPoolOptions {
    */
   maxHeapMb?: number;
   /**
-   * Resident memory of one render process, all of it (heap, decoded streams and images, canvas,
-   * libraries); past it the process is killed and the job fails with `memory_limit`. Default 512
-   * MB. A process at rest takes about 100 MB of it.
+   * Memory of one render process, all of it (heap, decoded streams and images, canvas,
+   * libraries): its data segment is limited to this, so an allocation past it fails, and its
+   * resident memory is watched, so a process past it is killed; either way the job fails with
+   * `memory_limit`. Default 512 MB. A process at rest takes about 100 MB of it.
    */
   maxRssMb?: number;
   /**
@@ -142,7 +141,11 @@ const lowerPriority = `try { require('node:os').setPriority(19); } catch {}`;
  * (docs/benchmarks.md, "PDF thumbnails"). The IPC channel uses V8's serialization, so that byte
  * ranges and pixels pass as bytes, not as JSON arrays of numbers.
  */
-function startRenderProcess(settings: { maxHeapMb: number; lowPriority: boolean }): ChildProcess {
+function startRenderProcess(settings: {
+  maxHeapMb: number;
+  maxDataMb: number;
+  lowPriority: boolean;
+}): ChildProcess {
   const here = import.meta.url;
   const load = (url: string) => `import(${JSON.stringify(url)})`;
   let entry: string;
@@ -162,13 +165,30 @@ function startRenderProcess(settings: { maxHeapMb: number; lowPriority: boolean 
   // A failure to load ends the process (and the pool hears of it), rather than leaving it idle.
   const code = `${settings.lowPriority ? lowerPriority : ''}\n${entry}.catch((error) => { console.error(error); process.exit(70); });`;
   const flags = [`--max-old-space-size=${settings.maxHeapMb}`, '--heap-growing-percent=100'];
-  return spawnProcess(process.execPath, [...flags, '-e', code], {
+  const [command, args] = withDataLimit(settings.maxDataMb, process.execPath, [...flags, '-e', code]);
+  return spawnProcess(command, args, {
     // Its stdout would mix with the platform's log lines; its stderr says why it crashed, if it does.
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     serialization: 'advanced',
     // pdf-thumbnail-worker.ts's renderProcessMarker (a type-only import here: the module loads pdf.js).
     env: { ...process.env, PDF_RENDER_PROCESS: '1' },
   });
+}
+
+/**
+ * The command that runs `command` with its data segment bounded to `maxDataMb` (RLIMIT_DATA: on
+ * Linux every private writable mapping, so the ArrayBuffers pdf.js decodes streams into, the
+ * canvas and libvips's buffers as well as the JavaScript heap). An allocation past it fails at
+ * once, where watching the resident memory sees it only after the fact: pdf.js doubles a decoding
+ * stream's buffer in one allocation (256 MB to 512 for a 300 MB stream), so a process watched every
+ * 20 ms still passed its limit by that much, and two at once took the platform past 1 GB. A shell
+ * sets the limit and replaces itself with the command (the IPC channel and environment pass
+ * through `exec`); where there is no /bin/sh (not Linux), the watch alone bounds the process.
+ */
+function withDataLimit(maxDataMb: number, command: string, args: string[]): [string, string[]] {
+  if (process.platform !== 'linux' || !existsSync('/bin/sh')) return [command, args];
+  const script = `ulimit -d ${Math.round(maxDataMb * 1024)} && exec "$0" "$@"`;
+  return ['/bin/sh', ['-c', script, command, ...args]];
 }
 
 /** pdf.js's unit of reading (its default): the first chunk goes with the job, the rest by range. */
@@ -215,7 +235,7 @@ interface Slot {
   readyRssMb?: number;
   startTimer?: NodeJS.Timeout;
   /** The job this slot's process is rendering. */
-  job?: Waiting & { id: number; timer?: NodeJS.Timeout };
+  job?: Waiting & { id: number; timer?: NodeJS.Timeout; peakRssMb?: number };
 }
 
 /** Sends to a render process; a process that has gone meanwhile is the exit handler's to deal with. */
@@ -238,8 +258,8 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
   const maxPixels = options.maxPixels ?? 1024 * 1024;
   const maxImagePixels = options.maxImagePixels ?? 50_000_000;
   const lowPriority = options.lowPriority ?? true;
-  const processSettings = { maxHeapMb: options.maxHeapMb ?? 128, lowPriority };
   const maxRssMb = options.maxRssMb ?? 512;
+  const processSettings = { maxHeapMb: options.maxHeapMb ?? 128, maxDataMb: maxRssMb, lowPriority };
   const recycleGrowthMb = options.recycleGrowthMb ?? maxRssMb / 4;
   const startTimeoutMs = options.startTimeoutMs ?? 60_000;
   const wallTimeoutMs = options.wallTimeoutMs ?? Math.max(120_000, 20 * options.timeoutMs);
@@ -353,12 +373,22 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
         pump();
         return;
       }
+      if ('outOfMemory' in reply) {
+        if (slot.job?.id === reply.outOfMemory.id) discardWorker(slot, 'memory_limit', 'RangeError');
+        return;
+      }
       if ('read' in reply) {
         void answerRead(slot, worker, reply.read);
         return;
       }
       const job = slot.job;
       if (job?.id !== reply.id) return;
+      if (!reply.ok && reply.reason === 'memory_limit') {
+        // It ran into its data limit: replaced, as a process past its limit is, rather than trusted
+        // with the next file in whatever state the failed allocation left it.
+        discardWorker(slot, 'memory_limit', reply.errorName);
+        return;
+      }
       if (!reply.ok) {
         settle(slot, { error: new PdfThumbnailError(reply.reason, reply.errorName) });
         jobDone(slot);
@@ -376,7 +406,16 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
       discardWorker(slot, 'worker_failed', typeof code === 'string' ? code : (error?.name ?? 'WorkerExit'));
     };
     worker.on('error', failed);
-    worker.on('exit', () => failed());
+    worker.on('exit', (_code, signal) => {
+      if (slot.worker !== worker) return;
+      // Native code (the canvas, libvips) does not survive an allocation refused by the data limit:
+      // the process crashes (SIGSEGV, or SIGABRT on std::bad_alloc). A crash in a render that had
+      // already taken half the limit is that limit; any other exit is a failed worker.
+      const peak = slot.job?.peakRssMb;
+      if (signal !== null && peak !== undefined && peak >= maxRssMb / 2)
+        return discardWorker(slot, 'memory_limit', signal);
+      failed();
+    });
   }
 
   /** Milliseconds between two looks at a render process: its memory can grow by a few hundred MB a second. */
@@ -396,6 +435,7 @@ export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThu
     const check = () => {
       if (slot.job !== job || slot.worker !== worker) return;
       const rss = processRssMb(pid);
+      if (rss !== undefined) job.peakRssMb = Math.max(job.peakRssMb ?? 0, rss);
       if (rss !== undefined && rss > maxRssMb) return discardWorker(slot, 'memory_limit');
       const wall = performance.now() - started;
       const cpu = cpuAtStart === undefined ? undefined : processCpuMs(pid);

@@ -50,7 +50,16 @@ export type RangeAnswer =
   | { readFailed: { id: number; errorName: string } };
 
 /** Why no thumbnail came out of a PDF that the worker did read. */
-export type RenderFailure = 'encrypted' | 'invalid_pdf' | 'render_failed' | 'read_failed';
+export type RenderFailure =
+  | 'encrypted'
+  | 'invalid_pdf'
+  | 'render_failed'
+  | 'read_failed'
+  /**
+   * Memory ran out: the process hit its data limit (the pool's `maxRssMb`), or grew past it and was
+   * killed. The pool replaces the process either way.
+   */
+  | 'memory_limit';
 
 /** A drawn page: its PNG and size. */
 type RenderReply =
@@ -62,7 +71,12 @@ export type ThumbnailReply =
   /** Bytes `begin` (inclusive) to `end` (exclusive) of job `id`'s PDF, please. */
   | { read: { id: number; begin: number; end: number } }
   /** Sent once after pdf.js has loaded: the pool starts a job's clock only after this. */
-  | { ready: true };
+  | { ready: true }
+  /**
+   * An allocation failed during job `id`: the process hit its data limit. Said at once, as native
+   * code that meets the same limit next crashes the process before the render can answer.
+   */
+  | { outOfMemory: { id: number } };
 
 // pdf.js parses in a "worker" of its own; on Node that is a fake one on this same thread, whose
 // code it would import at the first document. Loaded now, before this worker says it is ready, so
@@ -201,8 +215,31 @@ class BlobRangeTransport extends PDFDataRangeTransport {
  */
 let pdfWorker: PDFWorker | undefined;
 function sharedPdfWorker() {
-  if (!pdfWorker || pdfWorker.destroyed) pdfWorker = new PDFWorker({ verbosity: VerbosityLevel.ERRORS });
+  if (!pdfWorker || pdfWorker.destroyed) pdfWorker = new PDFWorker({ verbosity: VerbosityLevel.WARNINGS });
   return pdfWorker;
+}
+
+/**
+ * Whether an allocation failed during the job under way. The process runs with its data segment
+ * limited (the pool's `maxRssMb`), so a stream that inflates past it fails to allocate its buffer;
+ * but pdf.js recovers from errors inside a page (it would draw a blank page) and says so only in a
+ * warning. Warnings reach `console.log` (pdf.js's `warn`), whose output this process discards anyway
+ * (they can quote the file's bytes): here they are read for that one error and dropped.
+ */
+let allocationFailed = false;
+function watchForAllocationFailures(onFirst: () => void) {
+  console.log = (...parts: unknown[]) => {
+    if (allocationFailed) return;
+    if (parts.some((part) => typeof part === 'string' && /allocation failed/i.test(part))) {
+      allocationFailed = true;
+      onFirst();
+    }
+  };
+}
+
+/** An allocation refused for want of memory (an ArrayBuffer, or a native library's). */
+function isAllocationFailure(error: unknown): boolean {
+  return error instanceof RangeError && /allocation failed/i.test(error.message);
 }
 
 /** The transport of the job under way (one at a time per worker). */
@@ -215,6 +252,7 @@ let current: BlobRangeTransport | undefined;
 async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) => void) {
   const transport = new BlobRangeTransport(job.id, job.size, job.head);
   current = transport;
+  allocationFailed = false;
   const task = getDocument({
     worker: sharedPdfWorker(),
     range: transport,
@@ -231,8 +269,9 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
     standardFontDataUrl,
     cMapUrl,
     wasmUrl,
-    // Warnings can quote the file's bytes; the pool logs a reason of its own instead.
-    verbosity: VerbosityLevel.ERRORS,
+    // Warnings, for the one that says an allocation failed (above); never passed on, as they can
+    // quote the file's bytes: the pool logs a reason of its own instead.
+    verbosity: VerbosityLevel.WARNINGS,
   });
   // Every wait for pdf.js also ends when a range cannot be read (the file was deleted meanwhile).
   const orFailure = <T>(promise: Promise<T>) => Promise.race([promise, transport.failure]);
@@ -275,8 +314,12 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
       factory.destroy(drawn);
     }
     page.cleanup();
+    // A page drawn without the content that did not fit is not the page.
+    if (allocationFailed) throw new RangeError('Array buffer allocation failed');
     reply({ id: job.id, ok: true, png, width, height });
   } catch (error) {
+    if (allocationFailed || isAllocationFailure(error))
+      return reply({ id: job.id, ok: false, reason: 'memory_limit', errorName: 'RangeError' });
     if (transport.failed !== undefined)
       return reply({ id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed });
     const errorName = (error as { name?: unknown } | null)?.name;
@@ -295,6 +338,9 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
 }
 
 if (port) {
+  watchForAllocationFailures(() => {
+    if (current) port.postMessage({ outOfMemory: { id: current.jobId } });
+  });
   // The platform gone (killed, crashed): nobody waits for what this process would draw.
   process.on('disconnect', () => process.exit(0));
   let rendering = Promise.resolve();
