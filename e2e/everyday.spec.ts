@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { expect, signIn, storedAccessToken, test } from './support/app';
+import { expect, storedAccessToken, test } from './support/app';
 import { csvFile, multiPagePdf, quadrantsPng, type TestFile } from './support/files';
 import { card, chooserName, colourOf, cropAndSend, dropFiles, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
@@ -41,10 +41,11 @@ const fileIdOf = async (page: Page, name: string, slotLabel: string) =>
 
 test('focus returns to what opened each dialog and in-place edit, and moves on sensibly after a delete', async ({
   page,
+  login,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const logo = slot(page, 'Logo');
 
   // The crop dialog, closed with Escape: back on "Choose a file".
@@ -112,10 +113,12 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
 
 test('several images at once: "1 of 3", and "Skip crop for the rest" sends the others whole', async ({
   page,
+  login,
 }) => {
   // A slot that holds several images: an investor's utility bills.
-  await signIn(page, 'investor@demo.test');
-  await page.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
+  const investor = await login({ role: 'investor', name: 'Bill Payer' });
+  await page.goto('/');
+  await page.getByRole('link', { name: investor.accreditation!.name }).click();
   const bills = slot(page, 'Utility bill');
   await bills
     .getByTestId('input-utility_bill')
@@ -139,10 +142,11 @@ test('several images at once: "1 of 3", and "Skip crop for the rest" sends the o
 
 test('the viewer shows an image with its crop outlined and zooms it; a PDF page by page', async ({
   page,
+  login,
 }) => {
   test.setTimeout(90_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
 
   const cover = slot(page, 'Cover image');
   await cover.getByTestId('input-cover_image').setInputFiles(await quadrantsPng('harbor.png', 800, 600));
@@ -194,10 +198,11 @@ test('the viewer shows an image with its crop outlined and zooms it; a PDF page 
 
 test('a PDF viewer loads while the person points at Open, the next PDF reuses it, and one that cannot load says so', async ({
   page,
+  login,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const financials = slot(page, 'Financial document');
   await financials
     .getByTestId('input-financial_document')
@@ -242,10 +247,10 @@ test('a PDF viewer loads while the person points at Open, the next PDF reuses it
   await expect(firstPage('2025.pdf')).toHaveAttribute('aria-busy', 'false');
 });
 
-test("a PDF opens on its first page's thumbnail while pdf.js is still loading", async ({ page }) => {
+test("a PDF opens on its first page's thumbnail while pdf.js is still loading", async ({ page, login }) => {
   test.setTimeout(90_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
   await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('cover.pdf', ['Cover', 'Two']));
   // The card shows the thumbnail once the platform has made it.
@@ -286,10 +291,11 @@ test("a PDF opens on its first page's thumbnail while pdf.js is still loading", 
 
 test('an upload says how far it is, how fast and how long is left, then its row clears itself', async ({
   page,
+  login,
 }) => {
   test.setTimeout(90_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   // About 1 MB/s up: time to read the row while it sends.
@@ -316,9 +322,10 @@ test('an upload says how far it is, how fast and how long is left, then its row 
 
 test('a refusal from the platform is in plain words, with Retry only when trying again can work', async ({
   page,
+  login,
 }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
   // Named .pdf, so the browser's check lets it go; the platform reads the bytes and refuses it.
   const program = {
@@ -339,9 +346,9 @@ test('a refusal from the platform is in plain words, with Retry only when trying
   await expect(row.getByRole('button', { name: 'Dismiss deck.pdf' })).toBeVisible();
 });
 
-test('a delete waiting to be undone is sent when the page is closed', async ({ page, browser }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+test('a delete waiting to be undone is sent when the page is closed', async ({ page, login, browser }) => {
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const financials = slot(page, 'Financial document');
   await financials.getByTestId('input-financial_document').setInputFiles(csvFile('closing.csv'));
   await expect(card(financials, 'closing.csv')).toBeVisible();
@@ -366,9 +373,9 @@ test('a delete waiting to be undone is sent when the page is closed', async ({ p
   await other.close();
 });
 
-test('the Private switch is there only where it changes who can see a file', async ({ page }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/1');
+test('the Private switch is there only where it changes who can see a file', async ({ page, login }) => {
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
   await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('public-deck.pdf', ['Deck']));
   await expect(card(decks, 'public-deck.pdf').getByRole('switch', { name: 'Private' })).toBeVisible({
@@ -388,18 +395,19 @@ test('the Private switch is there only where it changes who can see a file', asy
 
 test('two tabs editing the same file: the later save is refused and explained, not laid over the other', async ({
   page,
+  login,
   context,
 }) => {
   test.setTimeout(90_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const documents = slot(page, 'Additional document');
   await documents.getByTestId('input-additional_document').setInputFiles(csvFile('terms.csv'));
   await expect(card(documents, 'terms.csv')).toBeVisible();
 
   // The same page in a second tab of the same session, loaded before the first tab's change.
   const other = await context.newPage();
-  await other.goto('/investments/2');
+  await other.goto(`/investments/${product.investment.id}`);
   const otherCard = card(slot(other, 'Additional document'), 'terms.csv');
   await expect(otherCard).toBeVisible();
 
@@ -433,10 +441,11 @@ test('two tabs editing the same file: the later save is refused and explained, n
 
 test('a replace can be taken back like a delete: Undo removes the new file and the old one stays in use', async ({
   page,
+  login,
 }) => {
   test.setTimeout(90_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
   const inputOf = () => decks.getByTestId('input-pitch_deck');
   await inputOf().setInputFiles(multiPagePdf('deck-before-undo.pdf', ['Before']));
@@ -461,9 +470,10 @@ test('a replace can be taken back like a delete: Undo removes the new file and t
 
 test('a file dropped anywhere on a product page goes to the slot the person picks when several take it', async ({
   page,
+  login,
 }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   await expect(slot(page, 'Charter document')).toBeVisible();
   // Dropped on the page's title, far from any slot.
   await dropFiles(page.getByRole('heading', { level: 1 }), [

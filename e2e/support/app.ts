@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { expect, test as base, type Page } from '@playwright/test';
-import { platformDataDir, platformUrl, webUrl } from './urls';
+import { expect, type Page } from '@playwright/test';
+import { demoPassword } from './users';
+import { platformUrl, webUrl } from './urls';
 
-export const demoPassword = 'demo-password';
+export { demoPassword };
 
 /** Where the app and its platform are: the shared pair by default, or one a test started itself. */
 export interface AppAddresses {
@@ -47,34 +46,5 @@ export async function storedAccessToken(page: Page): Promise<string | null> {
   });
 }
 
-/** Adds a user to the running platform with its own admin command, as an operator would. */
-export function addUser(role: 'investor' | 'issuer' | 'admin', name?: string) {
-  const email = `${role}-${randomUUID().slice(0, 8)}@e2e.test`;
-  const result = spawnSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'src/platform/main.ts',
-      'users',
-      'add',
-      '--email',
-      email,
-      '--role',
-      role,
-      '--password',
-      demoPassword,
-      ...(name ? ['--name', name] : []),
-    ],
-    { env: { ...process.env, DATA_DIR: platformDataDir }, encoding: 'utf8' },
-  );
-  if (result.status !== 0) throw new Error(`users add failed: ${result.stderr}`);
-  // The command's last line: the user, with an investor's new accreditation.
-  const added = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as {
-    accreditation?: { id: number; name: string };
-  };
-  return { email, password: demoPassword, accreditation: added.accreditation };
-}
-
-export const test = base;
-export { expect };
+export { expect, test, type Person } from './fixtures';
+export { addUser, type AddedUser, type OwnProduct } from './users';

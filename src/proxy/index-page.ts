@@ -1,7 +1,7 @@
 import type { AppConfig } from '../shared/api/app-config';
 import { slotHint } from '../shared/assets/file-types';
 import { hasRelatedLine, outlineSlot, type EntityKind } from '../shared/entities/entity-kinds';
-import { proxyPaths } from './oauth-routes';
+import { appConfigElementId, proxyPaths } from '../shared/api/proxy';
 
 /**
  * The app's page as the proxy serves it: the built index.html, with what only the proxy knows filled
@@ -27,15 +27,14 @@ export interface ShellChoice {
   signedIn: boolean;
 }
 
-const configSlot = '<script type="application/json" id="app-config"></script>';
+const configBlock = (json: string) =>
+  `<script type="application/json" id="${appConfigElementId}">${json}</script>`;
+const configSlot = configBlock('');
 const userMenuSlot = '<!-- shell:user-menu -->';
 const pageStart = '<!-- shell:page -->';
 const pageEnd = '<!-- /shell:page -->';
 const signInButton =
   '<button type="submit" name="sign-in" value="" class="button primary large">Sign in</button>';
-
-/** The query parameter index.html's "Sign in" form sends (`/?sign-in=`). */
-export const signInParameter = 'sign-in';
 
 /** The markup of the app's `<Loading>` (components/ui/status.tsx) while its first page loads. */
 const loadingStatus = (label: string) =>
@@ -103,7 +102,7 @@ export function renderIndexPage(template: string, choice: ShellChoice, config: A
   let page = template.replace(
     configSlot,
     config
-      ? `<script type="application/json" id="app-config">${jsonForHtml(config)}</script>`
+      ? configBlock(jsonForHtml(config))
       : `${configSlot}<link rel="preload" href="${proxyPaths.appConfig}" as="fetch" crossorigin="anonymous" />`,
   );
   if (choice.signedIn) page = page.replace(userMenuSlot, userMenuRoom);

@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isSupportedGrant, pkceVerifierPattern, supportedGrants } from '../shared/api/oauth';
+import {
+  proxyPaths,
+  readAlongField,
+  requiredHeader,
+  type ProxyTokenResponse,
+  type SignOutOutcome,
+  type SignOutResponse,
+} from '../shared/api/proxy';
 import type { ProxyConfig } from './env';
 import { OAuthFailure, sendOAuthError } from './errors';
 import type { PlatformKnowledge } from './platform-knowledge';
 import { readAlong, readsAsked } from './read-along';
 import type { ExchangeResult, PlatformClient, TokenGrant } from './token-exchange';
-
-/** The proxy's own endpoints, as /app-config.json tells the web app. */
-export const proxyPaths = {
-  token: '/oauth/token',
-  revoke: '/oauth/revoke',
-  appConfig: '/app-config.json',
-} as const;
 
 /**
  * The refresh token lives only here (P9): HttpOnly so page scripts cannot read it, Secure, SameSite=Strict
@@ -44,16 +46,7 @@ export const sessionHintCookie = {
   },
 } as const;
 
-/**
- * A header a cross-site form or a simple cross-origin fetch cannot send: with it, a foreign page needs
- * a CORS preflight, which the proxy never grants (P4, on top of the Origin check).
- */
-export const requiredHeader = { name: 'x-requested-with', value: 'asset-manager' } as const;
-
 const maxBodyBytes = 16 * 1024;
-const supportedGrants = new Set<string>(['authorization_code', 'refresh_token']);
-/** RFC 7636 4.1. */
-const verifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
 
 const refused = (status: number, error: string, description: string) =>
   new OAuthFailure(status, error, description);
@@ -95,10 +88,10 @@ function readFields(body: unknown): Map<string, string> {
 function checkGrantType(fields: Map<string, string>): TokenGrant['grantType'] {
   const grantType = fields.get('grant_type');
   if (!grantType) throw refused(400, 'invalid_request', 'grant_type is required.');
-  if (!supportedGrants.has(grantType)) {
-    throw refused(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are accepted.');
+  if (!isSupportedGrant(grantType)) {
+    throw refused(400, 'unsupported_grant_type', `Only ${supportedGrants.join(' and ')} are accepted.`);
   }
-  return grantType as TokenGrant['grantType'];
+  return grantType;
 }
 
 /** P3: the proxy speaks for its one client; the secret is its own and never comes from a browser. */
@@ -127,7 +120,7 @@ function codeGrant(fields: Map<string, string>): TokenGrant {
   // The spec's token request carries the state of the authorize redirect; the app sends it along.
   if (!state) throw refused(400, 'invalid_request', 'state is required.');
   // P5: without the app's PKCE verifier a stolen code is worthless, so none is redeemed without one.
-  if (!codeVerifier || !verifierPattern.test(codeVerifier)) {
+  if (!codeVerifier || !pkceVerifierPattern.test(codeVerifier)) {
     throw refused(400, 'invalid_request', 'A PKCE code_verifier (RFC 7636) is required.');
   }
   return { grantType: 'authorization_code', code, state, codeVerifier };
@@ -164,12 +157,6 @@ function failureOf(result: Extract<ExchangeResult, { ok: false }>) {
     result.retryAfter ? { 'retry-after': result.retryAfter } : {},
   );
 }
-
-/**
- * What signing out did at the platform, for the app to tell the person: the app's own session ends
- * in every case (the cookie goes), whether or not the platform could be told.
- */
-export type SignOutOutcome = 'signed_out' | 'not_offered' | 'unreachable';
 
 export async function oauthRoutes(
   app: FastifyInstance,
@@ -228,8 +215,8 @@ export async function oauthRoutes(
     else if (grant.grantType === 'authorization_code') clearRefreshCookie(reply);
     // A page starting up asks for its first reads along with the renewal (read-along.ts says why
     // that is safe); they are only ever made with the token this answer carries.
-    const reads = grant.grantType === 'refresh_token' ? readsAsked(fields.get('read'), config) : [];
-    const body =
+    const reads = grant.grantType === 'refresh_token' ? readsAsked(fields.get(readAlongField), config) : [];
+    const body: ProxyTokenResponse =
       reads.length > 0
         ? { ...result.tokens, reads: await readAlong(reads, result.tokens.access_token, config) }
         : result.tokens;
@@ -244,7 +231,10 @@ export async function oauthRoutes(
     const refreshToken = request.cookies[refreshCookie.name];
     clearRefreshCookie(reply);
     const signedOut = (platformOutcome: SignOutOutcome) =>
-      reply.code(200).type('application/json; charset=utf-8').send({ platform: platformOutcome });
+      reply
+        .code(200)
+        .type('application/json; charset=utf-8')
+        .send({ platform: platformOutcome } satisfies SignOutResponse);
     if (!refreshToken) return signedOut('signed_out');
     if ((await knowledge.view()).capabilities.revoke === false) return signedOut('not_offered');
     const result = await platform.revoke(refreshToken);

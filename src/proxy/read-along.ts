@@ -1,4 +1,5 @@
 import { apiPaths } from '../shared/api/paths';
+import type { ReadAlong } from '../shared/api/proxy';
 import type { ProxyConfig } from './env';
 
 /**
@@ -17,14 +18,6 @@ import type { ProxyConfig } from './env';
  * configured entity reads with a numeric id, a few at most, so the endpoint cannot be made to read
  * anything else. The refresh token stays in its cookie (P9).
  */
-
-/** The platform's answer to one read, as the app rebuilds it (src/web/app/first-reads.ts). */
-export interface ReadAlong {
-  path: string;
-  status: number;
-  content_type?: string;
-  body: string;
-}
 
 /** As many as one page reads first (the account and its entity), with room to spare. */
 const maxReads = 4;

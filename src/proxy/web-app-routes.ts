@@ -7,11 +7,12 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fresh from 'fresh';
 import type { AppConfig } from '../shared/api/app-config';
+import { proxyPaths, signInParameter } from '../shared/api/proxy';
 import { entityAt } from '../shared/entities/entity-kinds';
 import type { ProxyConfig } from './env';
 import { isOAuthPath } from './errors';
-import { renderIndexPage, signInParameter, type ShellChoice } from './index-page';
-import { proxyPaths, sessionHintCookie } from './oauth-routes';
+import { renderIndexPage, type ShellChoice } from './index-page';
+import { sessionHintCookie } from './oauth-routes';
 import type { PlatformKnowledge, PlatformView } from './platform-knowledge';
 
 /** What the web app reads at start, so that one build serves any platform. Never the secret (P1). */

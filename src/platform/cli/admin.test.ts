@@ -89,6 +89,57 @@ describe('admin commands', { timeout: 90_000 }, () => {
     // A child program on a busy machine: starting tsx alone can take seconds.
   }, 60_000);
 
+  it('users add --product gives a new issuer products, each with an investment and a team member', async () => {
+    const { stdout } = await platformCommand([
+      'users',
+      'add',
+      '--email',
+      'isa@example.test',
+      '--role',
+      'issuer',
+      '--password',
+      'a-long-password',
+      '--product',
+      'Wind Park II',
+      '--product',
+      'Mill Lofts',
+    ]);
+    const added = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      products: { id: number; investment: { id: number }; team_member: { id: number } }[];
+    };
+    expect(added).toMatchObject({
+      email: 'isa@example.test',
+      products: [
+        {
+          name: 'Wind Park II',
+          investment: { id: expect.any(Number) },
+          team_member: { id: expect.any(Number) },
+        },
+        {
+          name: 'Mill Lofts',
+          investment: { id: expect.any(Number) },
+          team_member: { id: expect.any(Number) },
+        },
+      ],
+    });
+    expect(new Set(added.products.map((product) => product.id)).size).toBe(2);
+    // Only issuers own products.
+    await expect(
+      platformCommand([
+        'users',
+        'add',
+        '--email',
+        'ivo@example.test',
+        '--role',
+        'investor',
+        '--password',
+        'a-long-password',
+        '--product',
+        'Not Theirs',
+      ]),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('Usage:') });
+  }, 60_000);
+
   it('refuses bad arguments with the usage and a non-zero exit', async () => {
     await expect(
       platformCommand(['users', 'add', '--email', 'x@y.test', '--role', 'king', '--password', 'long-enough']),

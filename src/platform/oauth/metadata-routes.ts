@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { supportedGrants } from '../../shared/api/oauth';
 import { apiPaths } from '../../shared/api/paths';
 import type { PlatformContext } from '../context';
 import { scopes } from './authorize-request';
 import { clientAuthMethods } from './client-auth';
-import { supportedGrants } from './token-routes';
 
 const metadataSchema = z.object({
   issuer: z.string(),

@@ -2,6 +2,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import {
+  isSupportedGrant,
+  pkceVerifierPattern,
+  supportedGrants,
+  type GrantType,
+} from '../../shared/api/oauth';
 import { apiPaths } from '../../shared/api/paths';
 import { oauthErrorSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
@@ -20,9 +26,6 @@ import { sha256, safeEqual } from '../security/secrets';
 import { isScope } from './authorize-request';
 import { authenticateClient, readOAuthRequest } from './client-auth';
 import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
-
-export const supportedGrants = ['authorization_code', 'refresh_token'] as const;
-type GrantType = (typeof supportedGrants)[number];
 
 const tokenResponseSchema = z.object({
   token_type: z.literal('bearer'),
@@ -55,7 +58,6 @@ const tokenRequestSchema = z
 /** Both endpoints read either body shape (readOAuthRequest). */
 const oauthBodyTypes = ['application/json', 'application/x-www-form-urlencoded'];
 
-const verifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 const noCache = (reply: FastifyReply) =>
@@ -71,10 +73,10 @@ function checkGrantType(query: Record<string, unknown>, fields: Record<string, s
   }
   const grantType = (typeof fromQuery === 'string' ? fromQuery : undefined) ?? fromBody;
   if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required.');
-  if (!(supportedGrants as readonly string[]).includes(grantType)) {
+  if (!isSupportedGrant(grantType)) {
     throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported.`);
   }
-  return grantType as GrantType;
+  return grantType;
 }
 
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
@@ -94,7 +96,11 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
 
     const verifier = fields.code_verifier;
     if (code.code_challenge) {
-      if (!verifier || !verifierPattern.test(verifier) || !safeEqual(s256(verifier), code.code_challenge)) {
+      if (
+        !verifier ||
+        !pkceVerifierPattern.test(verifier) ||
+        !safeEqual(s256(verifier), code.code_challenge)
+      ) {
         throw grantInvalid('The PKCE code_verifier is missing or does not match.');
       }
     } else if (verifier !== undefined) {

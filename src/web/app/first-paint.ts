@@ -3,7 +3,7 @@ import { accountQuery, entityFilesQuery } from '../features/entities/api/queries
 import { entityAt } from '../../shared/entities/entity-kinds';
 import type { Services } from '../lib/services';
 import type { Session } from '../lib/session';
-import { signInParameter } from './first-reads';
+import { signInParameter } from '../../shared/api/proxy';
 
 /**
  * How the app takes over from the page the proxy painted before any script ran (index.html's shell,

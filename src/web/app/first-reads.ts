@@ -3,7 +3,8 @@ import type { AppConfig } from '../../shared/api/app-config';
 import { entityAt } from '../../shared/entities/entity-kinds';
 import type { FirstResponses } from '../lib/platform/first-responses';
 import type { PlatformHttp } from '../lib/platform/http';
-import type { ReadAlong, Session } from '../lib/session';
+import { signInParameter, type ReadAlong } from '../../shared/api/proxy';
+import type { Session } from '../lib/session';
 
 /**
  * The first page's data, asked for as the page starts (main.tsx), while the app's code (React, the
@@ -11,9 +12,6 @@ import type { ReadAlong, Session } from '../lib/session';
  * requests, which used to wait for it and then for each other (the session's renewal, then the
  * account and the entity, each with a CORS preflight). performance.md W4.
  */
-
-/** index.html's "Sign in" form asks for this (`/?sign-in=`) when pressed before the app had loaded. */
-export const signInParameter = 'sign-in';
 
 /**
  * What the page at `location` reads first, as prefetchFirstPage (first-paint.ts) asks for it: the

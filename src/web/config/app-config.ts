@@ -1,6 +1,7 @@
 import { unknownCapabilities, type AppConfig } from '../../shared/api/app-config';
 import { entityPaths } from '../../shared/api/entities';
 import { assetableTypes } from '../../shared/api/assetable';
+import { appConfigElementId, proxyPaths } from '../../shared/api/proxy';
 
 export type { AppConfig };
 
@@ -20,7 +21,7 @@ const required = [
  * CSP lets be since it never runs), or null when the page carries none.
  */
 function configInPage(): unknown {
-  const text = document.getElementById('app-config')?.textContent?.trim();
+  const text = document.getElementById(appConfigElementId)?.textContent?.trim();
   if (!text) return null;
   try {
     return JSON.parse(text);
@@ -35,7 +36,7 @@ function configInPage(): unknown {
  * The proxy answers it `no-store`.
  */
 async function fetchConfig(): Promise<unknown> {
-  const response = await fetch(new URL('/app-config.json', window.location.origin));
+  const response = await fetch(new URL(proxyPaths.appConfig, window.location.origin));
   if (!response.ok) throw new Error(`The app's settings could not be loaded (HTTP ${response.status}).`);
   return response.json();
 }

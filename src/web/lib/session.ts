@@ -1,12 +1,18 @@
 import { ErrorResponse, User, UserManager, WebStorageStateStore, type IdTokenClaims } from 'oidc-client-ts';
 import type { AppConfig } from '../../shared/api/app-config';
+import { grantTypes } from '../../shared/api/oauth';
+import {
+  proxyHeaders,
+  readAlongField,
+  signOutOutcomes,
+  type ProxyTokenResponse,
+  type ReadAlong,
+  type SignOutOutcome,
+  type SignOutResponse,
+} from '../../shared/api/proxy';
 import { forgetEverything } from './browser-memory';
 
-/**
- * The header the proxy requires on its token endpoints (P4): a cross-site form cannot send it, and a
- * cross-origin fetch that does needs a preflight, which the proxy never grants.
- */
-export const proxyHeaders = { 'X-Requested-With': 'asset-manager' } as const;
+export type { ReadAlong, SignOutOutcome };
 
 /**
  * A hint, not a secret: the refresh cookie is HttpOnly, so the app cannot see whether it holds one. The
@@ -73,29 +79,6 @@ function classify(error: unknown): SignInError {
     return new SignInError('unreachable');
   }
   return new SignInError('other', message);
-}
-
-/** What signing out did at the platform (the app's own session ends in every case). */
-export type SignOutOutcome = 'signed_out' | 'not_offered' | 'unreachable';
-
-/**
- * The platform's answer to a read the proxy made with a renewed token, as the renewal asked (`read`,
- * the proxy's token endpoint): the page's first reads come back with the token, in one round trip.
- */
-export interface ReadAlong {
-  path: string;
-  status: number;
-  content_type?: string;
-  body: string;
-}
-
-interface TokenResponse {
-  access_token: string;
-  token_type: string;
-  expires_in?: number;
-  scope?: string;
-  /** Only where asked for, and only from a proxy that reads along (ours). */
-  reads?: ReadAlong[];
 }
 
 /** Where the session stands as the app starts, with what was read along with a renewal. */
@@ -239,9 +222,12 @@ export class Session {
     asked?: () => void,
   ): Promise<{ user: User | null; reads: ReadAlong[] }> {
     if (localStorage.getItem(sessionHintKey) === null) return { user: null, reads: [] };
-    const form = new URLSearchParams({ grant_type: 'refresh_token', client_id: this.#config.clientId });
-    // One field, space-separated like `scope`: the token endpoint takes no parameter twice (RFC 6749 3.1).
-    if (read.length > 0) form.set('read', read.join(' '));
+    const form = new URLSearchParams({
+      grant_type: grantTypes.refreshToken,
+      client_id: this.#config.clientId,
+    });
+    // The proxy reads these with the new token and answers them along with it: one round trip.
+    if (read.length > 0) form.set(readAlongField, read.join(' '));
     const request = fetch(this.#config.tokenEndpoint, {
       method: 'POST',
       credentials: 'same-origin',
@@ -256,7 +242,7 @@ export class Session {
       return { user: null, reads: [] };
     }
     if (!response.ok) throw new Error(`The session could not be renewed (HTTP ${response.status}).`);
-    const { reads, ...tokens } = (await response.json()) as TokenResponse;
+    const { reads, ...tokens } = (await response.json()) as ProxyTokenResponse;
     const user = new User({
       access_token: tokens.access_token,
       token_type: tokens.token_type,
@@ -323,8 +309,9 @@ export class Session {
         headers: { ...proxyHeaders, 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ client_id: this.#config.clientId }),
       });
-      const body = (await response.json().catch(() => ({}))) as { platform?: unknown };
-      if (response.ok && (body.platform === 'signed_out' || body.platform === 'not_offered'))
+      const body = (await response.json().catch(() => ({}))) as Partial<SignOutResponse>;
+      // The proxy's word, unless it is one this app does not know (then: not told, as unreachable).
+      if (response.ok && body.platform !== undefined && signOutOutcomes.includes(body.platform))
         outcome = body.platform;
     } catch {
       // The proxy itself could not be reached: signed out here all the same.

@@ -163,8 +163,8 @@ export async function insertProduct(
 export async function insertInvestment(
   db: DB,
   investment: { productId: number; ownerId: number; name: string; createdAt: number },
-) {
-  await db
+): Promise<number> {
+  const { id } = await db
     .insertInto('investments')
     .values({
       product_id: investment.productId,
@@ -172,17 +172,21 @@ export async function insertInvestment(
       name: investment.name,
       created_at: investment.createdAt,
     })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
 }
 
 export async function insertTeamMember(
   db: DB,
   member: { productId: number; name: string; createdAt: number },
-) {
-  await db
+): Promise<number> {
+  const { id } = await db
     .insertInto('team_members')
     .values({ product_id: member.productId, name: member.name, created_at: member.createdAt })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return id;
 }
 
 export async function insertIndicationOfInterest(
