@@ -232,3 +232,46 @@ describe('tus at /v2/core/uploads', () => {
     }
   });
 });
+
+describe('expiry', () => {
+  let short: TestPlatform;
+  beforeAll(async () => {
+    short = await startPlatform({ RESUMABLE_UPLOAD_EXPIRY_MS: '1500' });
+  });
+  afterAll(() => short.close());
+
+  it('sweeps an unfinished upload, bytes and row, once past its Upload-Expires', async () => {
+    const token = (await tokensFor(short, 'issuer@demo.test')).access_token;
+    const created = await fetch(`${short.url}${resumableUploadsPath}`, {
+      method: 'POST',
+      headers: {
+        ...bearer(token),
+        'tus-resumable': '1.0.0',
+        'upload-length': '2000',
+        'upload-metadata': metadataHeader(deckFields()),
+        'content-type': 'application/offset+octet-stream',
+      },
+      body: new Uint8Array(pdf('Half').subarray(0, 300)),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('upload-offset')).toBe('300');
+    const expires = Date.parse(created.headers.get('upload-expires')!);
+    expect(expires).toBeGreaterThan(Date.now() - 1000);
+    const url = new URL(created.headers.get('location')!, short.url).href;
+    const id = url.split('/').pop()!;
+    const files = () => readdirSync(join(short.dataDir, 'resumable-uploads')).filter((f) => f.startsWith(id));
+    expect(files().length).toBeGreaterThan(0);
+
+    // Polled: the sweep runs every tenth of the expiry; a busy machine may take longer.
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await fetch(url, { method: 'HEAD', headers: { ...bearer(token), 'tus-resumable': '1.0.0' } }))
+        .status;
+      if (status === 404 && files().length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(404);
+    expect(files()).toEqual([]);
+  });
+});
