@@ -26,6 +26,7 @@ import { loadSigningKey } from './security/secrets';
 import { meRoutes } from './users/me-routes';
 import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
+import { resumableUploadRoutes } from './uploads/resumable-upload-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { reviewRoutes } from './entities/review-routes';
 import { createStorage } from './storage/create-storage';
@@ -117,6 +118,7 @@ export async function buildPlatform(
     accessTokens: shared.accessTokens,
     uploadSlots: shared.uploadSlots,
     runningClaims: shared.runningClaims,
+    uploadLocker: shared.uploadLocker,
     renditions,
     pdfThumbnails,
     thumbnails: createPendingThumbnails(
@@ -281,6 +283,7 @@ export async function buildPlatform(
     if (metrics) countUploads(uploads, metrics);
     await uploads.register(assetUploadRoutes, { ctx });
   });
+  await app.register(resumableUploadRoutes, { ctx });
   await app.register(assetRoutes, { ctx });
   await app.register(entityRoutes, { ctx });
   await app.register(reviewRoutes, { ctx });

@@ -1,3 +1,4 @@
+import type { Locker } from '@tus/utils';
 import type { DB } from './db/database';
 import type { PlatformConfig } from './env';
 import type { SignInThrottle } from './security/sign-in-limiter';
@@ -23,6 +24,8 @@ export interface PlatformContext {
   uploadSlots: UploadSlots;
   /** Idempotency-Keys whose first request runs, here or on another instance. */
   runningClaims: RunningClaims;
+  /** Who writes a resumable (tus) upload now, on this instance or another. */
+  uploadLocker: Locker;
   /** Image renditions (cropped, preview), cached under DATA_DIR/renditions or in the bucket (BLOB_STORE). */
   renditions: Renditions;
   /** Worker threads that render page 1 of uploaded PDFs (thumbnails); never the main thread. */

@@ -65,6 +65,11 @@ const envSchema = z
     UPLOAD_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).default(1024),
     UPLOAD_RATE_WINDOW_MS: milliseconds.default(60_000),
     UPLOADS_PER_USER: z.coerce.number().int().positive().default(10),
+    /**
+     * How long a resumable (tus) upload may stay unfinished before it is swept, bytes and row
+     * (issue 32): a day, for a phone that comes back to a hotel's Wi-Fi in the evening.
+     */
+    RESUMABLE_UPLOAD_EXPIRY_MS: milliseconds.default(86_400_000),
     /** Requests per minute and address on the API; the benchmark raises it. */
     API_RATE_LIMIT: z.coerce.number().int().positive().default(1200),
     TOKEN_RATE_LIMIT: z.coerce.number().int().positive().default(120),
@@ -157,6 +162,7 @@ const envSchema = z
         minBytesPerSecond: env.UPLOAD_MIN_BYTES_PER_SECOND,
         rateWindowMs: env.UPLOAD_RATE_WINDOW_MS,
       },
+      resumableUploadExpiryMs: env.RESUMABLE_UPLOAD_EXPIRY_MS,
       apiRateLimit: env.API_RATE_LIMIT,
       tokenRateLimit: env.TOKEN_RATE_LIMIT,
       logLevel: env.LOG_LEVEL,

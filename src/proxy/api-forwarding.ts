@@ -1,6 +1,7 @@
 import { Transform } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { resumableUploadsPath } from '../shared/api/resumable-uploads';
 import type { ProxyConfig } from './env';
 
 /** The part of the platform's API the proxy forwards: everything under /v2/core but its OAuth endpoints. */
@@ -21,6 +22,14 @@ const requestHeadersForwarded = [
   'if-match',
   'if-none-match',
   'user-agent',
+  // tus (resumable uploads, src/shared/api/resumable-uploads.ts).
+  'tus-resumable',
+  'upload-offset',
+  'upload-length',
+  'upload-defer-length',
+  'upload-metadata',
+  'upload-concat',
+  'upload-checksum',
 ];
 
 /** Response headers that reach the browser; never the platform's cookies (P7). */
@@ -36,7 +45,40 @@ const responseHeadersForwarded = [
   'retry-after',
   'vary',
   'www-authenticate',
+  // tus: the protocol's answers, which tus clients read (discovery, offsets, expiry).
+  'tus-resumable',
+  'tus-version',
+  'tus-extension',
+  'tus-max-size',
+  'tus-checksum-algorithm',
+  'upload-offset',
+  'upload-length',
+  'upload-expires',
+  'upload-metadata',
+  'upload-defer-length',
 ];
+
+/**
+ * A `Location` of the platform's own origin (a tus upload's URL, when the platform answers it
+ * absolute) becomes the same path on the proxy, so that the app's next request comes here too.
+ */
+function sameOriginLocation(
+  headers: Record<string, string | string[]>,
+  platform: URL,
+  basePath: string,
+): Record<string, string | string[]> {
+  const location = headers.location;
+  if (typeof location !== 'string') return headers;
+  let url: URL;
+  try {
+    url = new URL(location, platform);
+  } catch {
+    return headers;
+  }
+  if (url.origin !== platform.origin || !url.pathname.startsWith(`${basePath}${forwardedPrefix}`))
+    return headers;
+  return { ...headers, location: `${url.pathname.slice(basePath.length)}${url.search}` };
+}
 
 const pick = (headers: Record<string, unknown>, names: readonly string[]) => {
   const picked: Record<string, string | string[]> = {};
@@ -149,7 +191,8 @@ export async function installApiForwarding(app: FastifyInstance, config: ProxyCo
             'x-forwarded-for': forwardedFor ? `${String(forwardedFor)}, ${incoming.ip}` : incoming.ip,
           };
         },
-        rewriteHeaders: (headers) => pick(headers, responseHeadersForwarded),
+        rewriteHeaders: (headers) =>
+          sameOriginLocation(pick(headers, responseHeadersForwarded), platform, basePath),
         onError: (failed, { error }) => {
           if (error instanceof BodyTooLarge || (error as { cause?: unknown }).cause instanceof BodyTooLarge) {
             return void problem(
@@ -173,6 +216,19 @@ export async function installApiForwarding(app: FastifyInstance, config: ProxyCo
       });
     };
 
+    // tus discovery and its preflight-free OPTIONS (the app is same-origin with the proxy).
+    api.route({
+      method: 'OPTIONS',
+      url: resumableUploadsPath,
+      onRequest: limit,
+      handler: forward,
+    });
+    api.route({
+      method: 'OPTIONS',
+      url: `${resumableUploadsPath}/*`,
+      onRequest: limit,
+      handler: forward,
+    });
     api.route({
       method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'],
       url: `${forwardedPrefix}*`,

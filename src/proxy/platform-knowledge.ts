@@ -91,6 +91,7 @@ export class PlatformKnowledge {
       ...unknownCapabilities,
       ...probe.api,
       ...probe.oauth,
+      resumableUploads: probe.resumableUploads ?? null,
       // Through the proxy any header reaches the platform, which ignores one it does not know.
       idempotencyKey: viaProxy || (probe.cors?.idempotencyKey ?? false),
       ifMatch: viaProxy || (probe.cors?.ifMatch ?? false),

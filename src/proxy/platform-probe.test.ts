@@ -19,6 +19,8 @@ interface PlatformShape {
   corsMethods?: string;
   metadata?: Record<string, unknown>;
   openapi?: Record<string, unknown>;
+  /** Answers tus discovery on OPTIONS /v2/core/uploads. */
+  tus?: boolean;
 }
 
 /** A platform answering only what the probe asks, shaped by the test. */
@@ -26,6 +28,8 @@ async function startPlatform(shape: PlatformShape): Promise<string> {
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method === 'OPTIONS') {
+      if (path === '/v2/core/uploads' && shape.tus)
+        return void response.writeHead(204, { 'tus-resumable': '1.0.0', 'tus-version': '1.0.0' }).end();
       if (shape.corsHeaders === null) return void response.writeHead(404).end();
       response.writeHead(204, {
         'access-control-allow-origin': shape.corsOrigin ?? request.headers.origin ?? '*',
@@ -101,6 +105,7 @@ describe('probing the platform', () => {
         reviewHistory: true,
         offerings: true,
       },
+      resumableUploads: false,
     });
   });
 
@@ -111,7 +116,13 @@ describe('probing the platform', () => {
       cors: { direct: true, idempotencyKey: false, ifMatch: false },
       oauth: null,
       api: null,
+      resumableUploads: false,
     });
+  });
+
+  it('finds resumable uploads where OPTIONS /v2/core/uploads answers Tus-Resumable, without a token', async () => {
+    const url = await startPlatform({ corsHeaders: 'Authorization, Content-Type', tus: true });
+    expect((await probe(url)).resumableUploads).toBe(true);
   });
 
   it('a platform whose CORS does not admit the app, or admits it without Authorization, cannot be called directly', async () => {
@@ -151,7 +162,7 @@ describe('probing the platform', () => {
 
   it('reports an unreachable platform as such', async () => {
     const result = await probe('http://127.0.0.1:9');
-    expect(result).toEqual({ reachable: false, cors: null, oauth: null, api: null });
+    expect(result).toEqual({ reachable: false, cors: null, oauth: null, api: null, resumableUploads: null });
   });
 
   it('puts the well-known path between the host and the issuer path (RFC 8414 3.1)', () => {

@@ -1,4 +1,5 @@
 import { apiPaths } from '../shared/api/paths';
+import { resumableUploadsPath, tusVersion } from '../shared/api/resumable-uploads';
 import type { Capabilities } from '../shared/api/app-config';
 import type { AssetableType } from '../shared/api/assetable';
 
@@ -18,6 +19,8 @@ export interface ProbeResult {
     Capabilities,
     'me' | 'entityReads' | 'renditions' | 'review' | 'reviewHistory' | 'offerings'
   > | null;
+  /** Whether `OPTIONS /v2/core/uploads` answers as tus does (src/shared/api/resumable-uploads.ts). */
+  resumableUploads?: boolean | null;
 }
 
 export interface CorsFindings {
@@ -53,14 +56,16 @@ export async function probePlatform(options: ProbeOptions): Promise<ProbeResult>
     }
   };
   try {
-    const [cors, oauth, api] = await Promise.all([
+    const [cors, oauth, api, resumableUploads] = await Promise.all([
       probeCors(call, options),
       probeOAuthMetadata(call, options.platformAuthUrl),
       probeApiDescription(call, options),
+      probeResumableUploads(call, options),
     ]);
-    return { reachable: true, cors, oauth, api };
+    return { reachable: true, cors, oauth, api, resumableUploads };
   } catch (error) {
-    if (error instanceof Unreachable) return { reachable: false, cors: null, oauth: null, api: null };
+    if (error instanceof Unreachable)
+      return { reachable: false, cors: null, oauth: null, api: null, resumableUploads: null };
     throw error;
   }
 }
@@ -123,6 +128,17 @@ async function probeCors(call: Call, options: ProbeOptions): Promise<CorsFinding
     update.allows('content-type') &&
     remove.allows('authorization');
   return { direct, idempotencyKey: create.allows('idempotency-key'), ifMatch: update.allows('if-match') };
+}
+
+/**
+ * tus discovery: an `OPTIONS` on the uploads endpoint that answers `Tus-Resumable` (tus 1.0,
+ * section 5.2), with no token, as any tus client asks before it starts. A platform without it
+ * answers 404, 405 or a preflight without the header.
+ */
+async function probeResumableUploads(call: Call, options: ProbeOptions): Promise<boolean> {
+  const response = await call(`${options.platformBaseUrl}${resumableUploadsPath}`, { method: 'OPTIONS' });
+  await response.body?.cancel().catch(() => undefined);
+  return response.ok && response.headers.get('tus-resumable') === tusVersion;
 }
 
 /** RFC 8414 section 3: the well-known path goes between the host and the issuer's own path. */

@@ -1,4 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { AssetableType } from '../../shared/api/me';
+import type { FileTypeInfo } from '../../shared/assets/file-types';
+import type { AssetRow, Database } from '../db/schema';
 import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
 import type { PlatformContext } from '../context';
 import { insertAsset, insertPendingThumbnail } from '../db/repositories/assets';
@@ -16,7 +20,7 @@ import {
   type CreateFields,
 } from './asset-input';
 import { etagOf, toApiAsset } from './asset-records';
-import { sniffContent } from './content-sniffing';
+import { sniffContent, type Sniffed } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
 import { claimName } from './running-claims';
 import { probeImage } from './image-probe';
@@ -28,7 +32,7 @@ export interface Created {
 }
 
 /** The entity must exist, be visible to the caller (else 404) and be theirs to write (else 403). */
-async function writableEntity(
+export async function writableEntity(
   ctx: PlatformContext,
   request: FastifyRequest,
   input: Pick<CreateFields, 'assetable_type' | 'assetable_id'>,
@@ -59,8 +63,6 @@ export async function createAsset(
     claim?.kind === 'new' ? await ctx.runningClaims.hold(claimName(caller.userId, key!)) : undefined;
 
   let staged: StagedBlob | undefined;
-  let committedKey: string | undefined;
-  let thumbnailRender: BegunRender | undefined;
   let inserted = false;
   try {
     const body = await readUploadBody(
@@ -78,26 +80,9 @@ export async function createAsset(
     staged = body.staged;
     const input = parseCreateFields(body.fields);
     const entity = await writableEntity(ctx, request, input);
-    const fileType = input.fileType;
+    const checked = await checkContent(ctx, staged, input, body.fileName);
 
-    const limit = maxBytesFor(fileType, ctx.config.maxUploadBytes);
-    // Fields sent after the file: the limit of this file type is known only now.
-    if (staged.size > limit) throw fileTooLarge(limit);
-    if (staged.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
-    const sniffed = await sniffContent(staged.head, body.fileName ?? input.name);
-    if (sniffed.kind === 'refused' || !fileType.accepts.includes(sniffed.kind)) {
-      const what = sniffed.kind === 'refused' ? sniffed.what : `a ${sniffed.kind.toUpperCase()} file`;
-      throw new ApiError(
-        415,
-        'unsupported_content',
-        `This file is ${what}, which a ${fileType.fileType} does not accept.`,
-      );
-    }
-    const name = input.name ?? nameFromFileName(body.fileName);
-    if (!name) throw validationFailed([{ field: 'name', message: 'is required when the file has no name' }]);
-    const meta = input.meta ?? {};
-
-    const hash = requestHash({ ...input, fileType: undefined, name }, staged.sha256);
+    const hash = requestHash({ ...input, fileType: undefined, name: checked.name }, staged.sha256);
     if (claim?.kind === 'replay') {
       await staged.discard();
       staged = undefined;
@@ -111,8 +96,93 @@ export async function createAsset(
       return { response: claim.response };
     }
 
-    await staged.commit();
-    committedKey = staged.key;
+    const created = await commitAsset(
+      ctx,
+      request,
+      { input, entity, staged, ...checked },
+      async (trx, response) => {
+        if (key && claim?.kind === 'new')
+          await idempotency.complete(trx, caller.userId, key, claim.claimedAt, hash, response);
+      },
+    );
+    inserted = true;
+    return created;
+  } catch (error) {
+    if (isDiskFull(error)) throw await insufficientStorage(ctx, request);
+    throw error;
+  } finally {
+    running?.release();
+    if (!inserted) {
+      await undoFailedCreate(request, [
+        () => staged?.discard(),
+        () =>
+          key && claim?.kind === 'new' ? idempotency.release(caller.userId, key, claim.claimedAt) : undefined,
+      ]);
+    }
+  }
+}
+
+/** What the bytes turned out to be, and the asset's name and meta. */
+export interface CheckedContent {
+  sniffed: Extract<Sniffed, { mime: string }>;
+  name: string;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * The checks of the bytes once they are all in, the same for `POST /v2/core/assets` and a finished
+ * resumable upload: within the type's size limit, not empty, of a kind the type accepts (sniffed,
+ * never the client's word: 415), and named.
+ */
+export async function checkContent(
+  ctx: PlatformContext,
+  staged: Pick<StagedBlob, 'size' | 'head'>,
+  input: CreateFields & { fileType: FileTypeInfo },
+  fileName: string | undefined,
+): Promise<CheckedContent> {
+  const fileType = input.fileType;
+  const limit = maxBytesFor(fileType, ctx.config.maxUploadBytes);
+  // Fields sent after the file: the limit of this file type is known only now.
+  if (staged.size > limit) throw fileTooLarge(limit);
+  if (staged.size === 0) throw validationFailed([{ field: 'file', message: 'is empty' }]);
+  const sniffed = await sniffContent(staged.head, fileName ?? input.name);
+  if (sniffed.kind === 'refused' || !fileType.accepts.includes(sniffed.kind)) {
+    const what = sniffed.kind === 'refused' ? sniffed.what : `a ${sniffed.kind.toUpperCase()} file`;
+    throw new ApiError(
+      415,
+      'unsupported_content',
+      `This file is ${what}, which a ${fileType.fileType} does not accept.`,
+    );
+  }
+  const name = input.name ?? nameFromFileName(fileName);
+  if (!name) throw validationFailed([{ field: 'name', message: 'is required when the file has no name' }]);
+  return { sniffed, name, meta: input.meta ?? {} };
+}
+
+export interface AssetToCommit extends CheckedContent {
+  input: CreateFields & { fileType: FileTypeInfo };
+  entity: { type: AssetableType; id: number };
+  staged: StagedBlob;
+}
+
+/**
+ * Commits checked bytes and inserts the asset's rows, as `POST /v2/core/assets` and a finished
+ * resumable upload both do: the image probe and crop check, the PDF thumbnail begun while the rows
+ * commit, one transaction (with `inTransaction`'s writes: the Idempotency-Key, the upload's row).
+ * On failure nothing is kept: the committed bytes are deleted again.
+ */
+export async function commitAsset(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  { input, entity, staged, sniffed, name, meta }: AssetToCommit,
+  inTransaction: (trx: Transaction<Database>, response: StoredResponse, row: AssetRow) => Promise<void>,
+): Promise<Created> {
+  const fileType = input.fileType;
+  const caller = request.caller;
+  let thumbnailRender: BegunRender | undefined;
+  let inserted = false;
+  await staged.commit();
+  try {
     const image =
       fileType.documentType === 'image'
         ? await probeImage(await openBlob(ctx, staged.key), maxImagePixels)
@@ -130,10 +200,10 @@ export async function createAsset(
         file_type: fileType.fileType,
         assetable_type: entity.type,
         assetable_id: entity.id,
-        blob_key: staged!.key,
+        blob_key: staged.key,
         content_type: sniffed.mime,
-        size: staged!.size,
-        sha256: staged!.sha256,
+        size: staged.size,
+        sha256: staged.sha256,
         width: image?.width ?? null,
         height: image?.height ?? null,
         meta: JSON.stringify(meta),
@@ -154,25 +224,16 @@ export async function createAsset(
         : null;
       await recordAccreditationFileChange(trx, { after: row, actorId: caller.userId, at: now });
       const response = { status: 201, body: { asset: toApiAsset(row, thumbnailId) } };
-      if (key && claim?.kind === 'new')
-        await idempotency.complete(trx, caller.userId, key, claim.claimedAt, hash, response);
+      await inTransaction(trx, response, row);
       return { response, etag: etagOf(row), thumbnailId };
     });
     inserted = true;
     if (created.thumbnailId !== null) ctx.thumbnails.make(created.thumbnailId, thumbnailRender);
     return { response: created.response, etag: created.etag };
-  } catch (error) {
-    if (isDiskFull(error)) throw await insufficientStorage(ctx, request);
-    throw error;
   } finally {
-    running?.release();
     if (!inserted) {
       thumbnailRender?.abandon();
-      await undoFailedCreate(request, [
-        () => (committedKey ? ctx.blobs.delete(committedKey) : staged?.discard()),
-        () =>
-          key && claim?.kind === 'new' ? idempotency.release(caller.userId, key, claim.claimedAt) : undefined,
-      ]);
+      await undoFailedCreate(request, [() => ctx.blobs.delete(staged.key)]);
     }
   }
 }
@@ -206,7 +267,7 @@ function wantsThumbnail(ctx: PlatformContext, request: FastifyRequest, size: num
 }
 
 /** A full disk is no bug (H11): a 507 for the client, and one log line saying how much room is left. */
-async function insufficientStorage(ctx: PlatformContext, request: FastifyRequest) {
+export async function insufficientStorage(ctx: PlatformContext, request: FastifyRequest) {
   const freeBytes = await ctx.blobs.freeBytes().catch(() => undefined);
   request.log.error({ freeBytes }, 'upload refused: the disk is full');
   return new ApiError(

@@ -24,6 +24,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   accreditation_history: AccreditationHistoryTable;
   accreditation_decision_files: AccreditationDecisionFilesTable;
+  resumable_uploads: ResumableUploadsTable;
 }
 
 export interface UsersTable {
@@ -234,3 +235,16 @@ export interface AccreditationDecisionFilesTable {
   sha256: string;
   file_type: string;
 }
+
+/** A resumable (tus) upload (migration 0007): whose it is, what it becomes, and the asset once made. */
+export interface ResumableUploadsTable {
+  id: string;
+  user_id: number;
+  size: number;
+  /** The checked create fields (file_type, assetable_type, assetable_id, name, meta, private), JSON. */
+  fields: string;
+  created_at: number;
+  expires_at: number;
+  asset_id: number | null;
+}
+export type ResumableUploadRow = Selectable<ResumableUploadsTable>;

@@ -1,3 +1,6 @@
+import { MemoryLocker } from '@tus/server';
+import type { Locker } from '@tus/utils';
+import { RedisUploadLocker } from '../uploads/redis-upload-locker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlatformConfig } from '../env';
 import { MemoryUploadSlots, type UploadSlots } from '../assets/upload-slots';
@@ -34,6 +37,8 @@ export interface SharedState {
   accessTokens: AccessTokenCache;
   uploadSlots: UploadSlots;
   runningClaims: RunningClaims;
+  /** Who writes a resumable upload now: in memory, or in Redis so that instances take turns. */
+  uploadLocker: Locker;
   /** For `@fastify/rate-limit`: its Redis store (its memory store in degraded mode), or none (its memory store). */
   rateLimitStore?: SharedRateLimitStore;
   /** Throws when Redis does not answer (/readyz); absent without Redis. */
@@ -54,6 +59,7 @@ export async function createSharedState(
       accessTokens: new MemoryAccessTokenCache(),
       uploadSlots: new MemoryUploadSlots(config.uploads.perUser),
       runningClaims: new MemoryRunningClaims(),
+      uploadLocker: new MemoryLocker(),
       close: async () => {},
     };
   }
@@ -68,6 +74,7 @@ export async function createSharedState(
       accessTokens,
       uploadSlots: new RedisUploadSlots(commands, leases, prefix, config.uploads.perUser, degraded),
       runningClaims: new RedisRunningClaims(leases, prefix, degraded),
+      uploadLocker: new RedisUploadLocker(commands, prefix),
       rateLimitStore: { redis: commands, nameSpace: `${prefix}rate-limit:`, degraded },
       async reachable() {
         await commands.ping();

@@ -9,6 +9,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  */
 export interface TcpProxy {
   port: number;
+  /** Bytes relayed from clients to the server so far (what an upload really sent). */
+  bytesUp(): number;
   cut(): Promise<void>;
   stall(): void;
   reset(): void;
@@ -20,6 +22,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<Socket>();
   let stalled = false;
   let resetting = false;
+  let bytesUp = 0;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -31,6 +34,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (stalled) return client.pause();
     const upstream = connect(target.port, target.host);
     track(upstream);
+    client.on('data', (chunk: Buffer) => {
+      bytesUp += chunk.length;
+    });
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('close', () => upstream.destroy());
@@ -51,6 +57,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const port = (server.address() as { port: number }).port;
   return {
     port,
+    bytesUp: () => bytesUp,
     cut: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       dropAll();

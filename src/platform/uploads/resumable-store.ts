@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { FileStore } from '@tus/file-store';
+import { S3Store } from '@tus/s3-store';
+import type { Readable } from 'node:stream';
+import type { DataStore } from '@tus/utils';
+import type { PlatformConfig } from '../env';
+
+/**
+ * Where the bytes of unfinished resumable uploads wait: files under DATA_DIR/resumable-uploads (the
+ * embedded default), or the bucket of BLOB_STORE=s3, where @tus/s3-store keeps each upload as an S3
+ * multipart upload plus an `.info` object, at the bucket's root (our blobs live under `blobs/`, so
+ * the orphan sweep never sees them). Either way any instance can continue any upload.
+ */
+/** A tus store that can read an upload back (both of ours can; DataStore does not say so). */
+export type ResumableStore = DataStore & { read(id: string): Readable | Promise<Readable> };
+
+export function createResumableStore(config: PlatformConfig): ResumableStore {
+  const expirationPeriodInMilliseconds = config.resumableUploadExpiryMs;
+  const store = config.blobStore;
+  if (store.kind === 'fs') {
+    return new FileStore({
+      directory: join(config.dataDir, 'resumable-uploads'),
+      expirationPeriodInMilliseconds,
+    });
+  }
+  return new S3Store({
+    expirationPeriodInMilliseconds,
+    // 8 MB parts: few requests per 100 MB file, and at most one part in memory per PATCH.
+    partSize: 8 * 1024 * 1024,
+    s3ClientConfig: {
+      bucket: store.bucket,
+      region: store.region,
+      endpoint: store.endpoint,
+      forcePathStyle: store.forcePathStyle,
+      credentials: store.credentials,
+    },
+  });
+}
