@@ -108,14 +108,17 @@ export function useUploads(target: {
   const update = useCallback((id: string, change: Partial<UploadItem>) => {
     setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
   }, []);
+  // The rows as last drawn, for callbacks that outlive a drawing (a finished row cleared later).
+  const latestItems = useRef(items);
+  useEffect(() => {
+    latestItems.current = items;
+  });
   const dismiss = useCallback(
     (id: string) => {
-      setItems((all) => {
-        // What a resumable upload left at the platform is given up with its row (a finished one has none).
-        const gone = all.find((i) => i.id === id);
-        if (gone?.resumeId && gone.phase !== 'done') void platform.discardUpload(gone.resumeId);
-        return all.filter((i) => i.id !== id);
-      });
+      // What a resumable upload left at the platform is given up with its row (a finished one has none).
+      const gone = latestItems.current.find((i) => i.id === id);
+      if (gone?.resumeId && gone.phase !== 'done') void platform.discardUpload(gone.resumeId);
+      setItems((all) => all.filter((i) => i.id !== id));
       void keptUploads.drop(id);
     },
     [platform],
