@@ -199,3 +199,41 @@ describe('resumable uploads refused at creation', () => {
     });
   }
 });
+
+describe('pausing resumable uploads', () => {
+  it('a waiting upload paused says so at once, and Resume sends it in its turn', async () => {
+    const tus = tusPlatform();
+    server.use(...tus.handlers);
+    tus.holdPatches();
+    const { result } = renderHookWith(
+      () =>
+        useUploads({
+          entity: { type: 'Product', id: 7 },
+          fileType: 'charter_document',
+          onUploaded: () => undefined,
+          onForbidden: () => undefined,
+        }),
+      testServices(testConfig({ resumableUploads: true })),
+    );
+    const big = (name: string) =>
+      new File([new Uint8Array(resumableFromBytes)], name, { type: 'application/pdf' });
+    act(() => {
+      for (const name of ['a.pdf', 'b.pdf', 'c.pdf', 'd.pdf'])
+        result.current.start(big(name), { private: false, meta: {} });
+    });
+    // Three in flight (their bytes held by the platform), the fourth waiting its turn.
+    await waitFor(() => expect(tus.log.filter((l) => l.endsWith('cut'))).toHaveLength(3));
+    const waiting = result.current.items[3]!;
+    expect(waiting.phase).toBe('waiting');
+
+    act(() => result.current.pause(waiting.id));
+    await waitFor(() => expect(result.current.items[3]?.phase).toBe('paused'));
+    expect(tus.log.filter((l) => l === 'POST')).toHaveLength(3);
+
+    tus.release();
+    await waitFor(() => expect(result.current.finished).toBe(3));
+    act(() => result.current.resume(waiting.id));
+    await waitFor(() => expect(result.current.finished).toBe(4));
+    expect(tus.log.filter((l) => l === 'POST')).toHaveLength(4);
+  });
+});

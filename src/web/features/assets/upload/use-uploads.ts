@@ -78,6 +78,19 @@ function failureOf(error: unknown, file: File, fileType: string): { message: str
   return { message: messageOf(error), retryable: true };
 }
 
+/**
+ * Takes its turn among the uploads in flight (`uploadLimit`), but stops at once when its signal aborts:
+ * a waiting upload paused or cancelled says so now, not when its turn would have come.
+ */
+function untilAborted<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = () => reject(new DOMException('The upload was stopped.', 'AbortError'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  return Promise.race([uploadLimit(send), stopped]);
+}
+
 /** An unfinished upload (after a reload) that this row's file continues: the same name and size. */
 const continues = (unfinished: UnfinishedUpload, item: Pick<UploadItem, 'file' | 'resumeId'>) =>
   item.resumeId === unfinished.id ||
@@ -227,7 +240,7 @@ export function useUploads(target: {
       let resumeId = item.resumeId;
       try {
         const { entity, fileType } = targetRef.current;
-        const uploaded = await uploadLimit(() => {
+        const uploaded = await untilAborted(controller.signal, () => {
           if (controller.signal.aborted) throw new DOMException('cancelled', 'AbortError');
           update(item.id, { phase: 'sending' });
           setAnnouncement(`${name}: sending`);
