@@ -60,7 +60,12 @@ export default defineConfig({
           include: ['src/web/**/*.test.ts', 'src/web/**/*.test.tsx'],
           environment: 'jsdom',
           setupFiles: ['src/web/testing/setup.ts'],
+          // tus-js-client has a browser build (XMLHttpRequest, Blob slices, localStorage) and a Node one
+          // (node:http, streams), chosen by package.json's `browser` field, which Node ignores: the
+          // app's bundle gets the browser build, and so must the tests' DOM.
+          server: { deps: { inline: ['tus-js-client'] } },
         },
+        resolve: { mainFields: ['browser', 'module', 'main'] },
       },
     ],
   },

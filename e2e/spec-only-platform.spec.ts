@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect, signIn, storedAccessToken, test } from './support/app';
-import { multiPagePdf, quadrantsPng } from './support/files';
+import { largePdf, multiPagePdf, quadrantsPng } from './support/files';
 import { card, colourOf, cropAndSend, shownPixelOf, slot } from './support/page-parts';
 import { specDefaultPassword, specPeople } from './support/spec-only-platform';
 import { startSpecOnlyPair, type SpecOnlyPair } from './support/spec-only-pair';
@@ -334,6 +334,27 @@ test.describe('a spec-only platform whose CORS admits no app at all: the API goe
     expect(create.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
     expect(create.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(create.headers.cookie).toBeUndefined();
+  });
+
+  test('a large file goes in one POST, as the spec has it: this platform offers no resumable uploads', async ({
+    page,
+  }) => {
+    const tus: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/v2/core/uploads')) tus.push(request.url());
+    });
+    const creates = () =>
+      pair.platform.requests.filter((r) => r.method === 'POST' && r.path === '/v2/core/assets').length;
+    await signIn(page, specPeople.issuer, specDefaultPassword, pair);
+    await page.goto(`${pair.webUrl}/products/2`);
+    const decks = slot(page, 'Pitch deck');
+    const before = creates();
+    // Over the 5 MB from which the app sends resumably where a platform offers it.
+    await decks.getByTestId('input-pitch_deck').setInputFiles(largePdf('large-cider.pdf', 6));
+    await expect(card(decks, 'large-cider.pdf')).toBeVisible();
+    expect(creates()).toBe(before + 1);
+    expect(tus).toEqual([]);
+    await expect(decks.getByRole('button', { name: /^Pause/ })).toHaveCount(0);
   });
 });
 

@@ -105,3 +105,13 @@ export const oversizedPng = (megabytes: number, name = 'huge.png'): TestFile => 
   mimeType: 'image/png',
   buffer: Buffer.alloc(megabytes * 1024 * 1024, 1),
 });
+
+/**
+ * A valid PDF of at least `megabytes`: one page, then a comment line of padding (PDF readers skip
+ * comments). Large enough for the app to send it resumably where the platform offers tus.
+ */
+export function largePdf(name: string, megabytes: number, text = 'Large'): TestFile {
+  const pdf = multiPagePdf(name, [text]);
+  const padding = Buffer.alloc(megabytes * 1024 * 1024, '%');
+  return { ...pdf, buffer: Buffer.concat([pdf.buffer, padding, Buffer.from('\n')]) };
+}

@@ -1,11 +1,12 @@
 import type { AssetableType } from '../../shared/api/assetable';
 import { keptUploads } from './kept-uploads';
+import { unfinishedUploads } from './unfinished-uploads';
 
 /**
  * What this browser remembers for the person signed in, for platforms that do not say it themselves:
  * the entities they opened lately (when there is no `/me` to list what they own) and the files they
- * uploaded from here (when an entity does not list its files), and uploads that failed and can still be
- * sent (kept-uploads.ts, with their files). Kept in localStorage so it survives the
+ * uploaded from here (when an entity does not list its files), uploads that failed and can still be
+ * sent (kept-uploads.ts, with their files), and resumable uploads not finished (unfinished-uploads.ts). Kept in localStorage so it survives the
  * tab; cleared on sign-out, and when the platform names a different user than the one it was kept for.
  */
 
@@ -51,7 +52,10 @@ const same = (a: { type: string; id: number }, b: { type: string; id: number }) 
 export function keepFor(userId: number): void {
   const memory = read();
   if (memory.owner === userId) return;
-  if (memory.owner !== null) void keptUploads.clear();
+  if (memory.owner !== null) {
+    void keptUploads.clear();
+    unfinishedUploads.clear();
+  }
   write({ ...(memory.owner === null ? memory : empty()), owner: userId });
 }
 
@@ -86,5 +90,6 @@ export function forgetUploads(fileIds: number[]): void {
 
 export function forgetEverything(): void {
   void keptUploads.clear();
+  unfinishedUploads.clear();
   localStorage.removeItem(storageKey);
 }

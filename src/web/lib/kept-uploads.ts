@@ -15,6 +15,8 @@ export interface KeptUpload {
   /** The same key for every attempt: a retry never makes a second file on a platform that honours it. */
   idempotencyKey: string;
   file: File;
+  /** A resumable upload's id at the platform: Retry continues it from the last byte received. */
+  resumeId?: string;
   /** Why it failed, in words, as the row said it. */
   error: string;
   /** The person it was kept for (browser-memory's owner), when known. */

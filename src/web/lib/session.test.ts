@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { appUrl, http, HttpResponse, mockPlatform, testConfig } from '../testing/platform-double';
-import { recentlyOpened, rememberOpened } from './browser-memory';
+import { keepFor, recentlyOpened, rememberOpened } from './browser-memory';
+import { unfinishedUploads } from './unfinished-uploads';
 import { Session } from './session';
 
 const server = mockPlatform();
@@ -92,12 +93,34 @@ describe('C5: signing out', () => {
       const session = new Session(testConfig());
       sessionStorage.setItem('oidc.user:x', '{}');
       rememberOpened({ type: 'Product', id: 7, name: 'Solar' });
+      await unfinishedUploads.addUpload('deck', unfinished);
       expect(await session.signOut()).toBe(outcome);
       expect(sessionStorage.length).toBe(0);
       expect(recentlyOpened()).toEqual([]);
+      // The next person here is not offered the last one's unfinished uploads.
+      expect(await unfinishedUploads.findAllUploads()).toEqual([]);
       expect(localStorage.getItem('asset-manager.session')).toBeNull();
       // The next sign-in asks for the password again (prompt=login).
       expect(localStorage.getItem('asset-manager.signed-out')).toBe('1');
     });
   }
+});
+
+/** A resumable upload as tus-js-client records it. */
+const unfinished = {
+  size: 6_000_000,
+  metadata: { name: 'deck.pdf', file_type: 'pitch_deck', assetable_type: 'Product', assetable_id: '7' },
+  creationTime: '2026-11-27T16:00:00.000Z',
+  urlStorageKey: '',
+  uploadUrl: 'https://platform.test/v2/core/uploads/u1',
+  parallelUploadUrls: null,
+};
+
+it('forgets the unfinished uploads kept for another person when someone else signs in here', async () => {
+  keepFor(2);
+  await unfinishedUploads.addUpload('deck', unfinished);
+  keepFor(2);
+  expect(await unfinishedUploads.findAllUploads()).toHaveLength(1);
+  keepFor(3);
+  expect(await unfinishedUploads.findAllUploads()).toEqual([]);
 });

@@ -181,7 +181,32 @@ export interface UploadOptions {
   idempotencyKey: string;
   /** Bytes sent so far; the last call (sent = total) means the platform is now processing. */
   onProgress: (sent: number, total: number) => void;
+  /**
+   * Aborting it cancels the upload. Aborting it with `pauseReason` pauses a resumable upload instead:
+   * what arrived stays at the platform, and the same file sent again continues from there.
+   */
   signal: AbortSignal;
+  /** A resumable upload lost its connection and will try again by itself, after a growing wait. */
+  onReconnecting?: () => void;
+  /** A resumable upload has its address at the platform: the id to discard it by (`discardUpload`). */
+  onResumable?: (id: string) => void;
+}
+
+/** The abort reason that pauses a resumable upload rather than cancelling it (UploadOptions.signal). */
+export const pauseReason = 'pause';
+
+/**
+ * A resumable upload this browser started and did not finish (a reload, a closed tab, a pause): the
+ * same file chosen again for the same slot continues it.
+ */
+export interface UnfinishedUpload {
+  /** What `discardUpload` takes. */
+  id: string;
+  name: string;
+  size: number;
+  /** Bytes the platform holds; null when it could not be asked just now. */
+  sent: number | null;
+  startedAt: Date;
 }
 
 export interface Uploaded {

@@ -17,6 +17,7 @@ import type {
   RejectionReason,
   ReviewPage,
   StoredFile,
+  UnfinishedUpload,
   Uploaded,
   UploadOptions,
   Variant,
@@ -33,6 +34,9 @@ import {
   readReview,
   readReviewCounts,
 } from './read-shapes';
+import { resumableFromBytes } from '../../../shared/api/resumable-uploads';
+import { unfinishedUploads as unfinishedStore, type UnfinishedUploadStore } from '../unfinished-uploads';
+import { discard, sendResumable, unfinishedUploads } from './resumable-upload';
 import { sendUpload, uploadForm } from './upload';
 
 /**
@@ -70,7 +74,17 @@ export interface Platform {
    * where it may show an image or a PDF in the tab instead.
    */
   downloadAddress(id: number): Promise<{ url: string; saves: boolean }>;
+  /**
+   * Sends a file: resumable (tus) where the platform offers it and the file is large enough to be
+   * worth it (`resumes`), the spec's `POST` otherwise.
+   */
   upload(file: NewFile, options: UploadOptions): Promise<Uploaded>;
+  /** Whether this file would be sent resumably: it can then be paused, and continued after a reload. */
+  resumes(file: File): boolean;
+  /** This browser's unfinished resumable uploads of one slot; the same file chosen again continues one. */
+  unfinishedUploads(entity: EntityRef, fileType: string): Promise<UnfinishedUpload[]>;
+  /** Gives an unfinished resumable upload up, here and at the platform. */
+  discardUpload(id: string): Promise<void>;
   /**
    * Admins: accreditations waiting for a decision (oldest first), or decided ones (newest decision
    * first); `search` narrows them to an owner's name or email where the platform can (ours), and
@@ -130,6 +144,8 @@ export function createPlatform(
   config: AppConfig,
   http: PlatformHttp,
   capabilities: CapabilityStore,
+  /** Where resumable uploads are remembered for a reload (cleared on sign-out: browser-memory.ts). */
+  unfinished: UnfinishedUploadStore = unfinishedStore,
 ): Platform {
   const can = () => capabilities.current;
 
@@ -266,11 +282,16 @@ export function createPlatform(
     return { url: body.url, saves };
   }
 
+  // Only where the proxy found the tus endpoint: a platform without it (the spec's) never sees a tus request.
+  const resumes = (file: File) => can().resumableUploads === true && file.size >= resumableFromBytes;
+
   async function upload(newFile: NewFile, options: UploadOptions): Promise<Uploaded> {
-    const answer = await sendUpload(http, uploadForm(newFile), {
-      ...options,
-      sendIdempotencyKey: can().idempotencyKey === true,
-    });
+    const answer = resumes(newFile.file)
+      ? await sendResumable(http, newFile, options, unfinished)
+      : await sendUpload(http, uploadForm(newFile), {
+          ...options,
+          sendIdempotencyKey: can().idempotencyKey === true,
+        });
     if (answer.status < 200 || answer.status >= 300)
       return failure(new Response(answer.body, { status: answer.status }));
     let stored: StoredFile | undefined;
@@ -416,6 +437,12 @@ export function createPlatform(
     address,
     downloadAddress,
     upload,
+    resumes,
+    unfinishedUploads: (entity, fileType) =>
+      can().resumableUploads === true
+        ? unfinishedUploads(http, unfinished, entity, fileType)
+        : Promise.resolve([]),
+    discardUpload: (id) => discard(http, unfinished, id),
     reviewList,
     review,
     sendForReview,

@@ -18,6 +18,7 @@ import { useSlotTarget } from '../slot-targets';
 import { useUploads, type UploadItem } from '../upload/use-uploads';
 import { AssetCard } from './asset-card';
 import { DeleteNotices } from './delete-notices';
+import { UnfinishedUploads } from './unfinished-uploads';
 import { UploadList } from './upload-list';
 import { DropAreaPlaceholder } from './drop-area-placeholder';
 
@@ -317,6 +318,7 @@ export function AssetSlot({
               ))}
             </ul>
           )}
+          <UnfinishedUploads uploads={uploads} headingId={headingId} />
           <UploadList uploads={uploads} />
         </>
       )}

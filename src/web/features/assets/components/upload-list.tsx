@@ -4,6 +4,7 @@ import type { useUploads, UploadItem } from '../upload/use-uploads';
 const phaseWords: Record<UploadItem['phase'], string> = {
   waiting: 'Waiting',
   sending: 'Sending',
+  paused: 'Paused at',
   processing: 'Processing',
   done: 'Uploaded',
   failed: 'Failed',
@@ -15,6 +16,7 @@ const percent = (item: UploadItem) => (item.total > 0 ? Math.floor((item.sent / 
 /** "12 MB of 40 MB · 850 kB/s · about 35 seconds left", while sending. */
 function sendingDetails(item: UploadItem): string {
   const parts = [`${formatSize(item.sent)} of ${formatSize(item.total)}`];
+  if (item.reconnecting) return [...parts, 'connection lost, trying again…'].join(' · ');
   if (item.speed !== undefined && item.speed > 0) {
     parts.push(formatSpeed(item.speed), formatTimeLeft((item.total - item.sent) / item.speed));
   }
@@ -26,6 +28,7 @@ function sendingDetails(item: UploadItem): string {
  * processing while the platform works; once done a row gives way to its file's card and to one
  * fading line, "3 files uploaded". Phase changes, not every
  * percent, are announced through a polite live region. Retry is offered only where it can succeed.
+ * A resumable upload has Pause and Resume: one button whose words change, so that focus stays on it.
  */
 export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads> }) {
   return (
@@ -46,16 +49,33 @@ export function UploadList({ uploads }: { uploads: ReturnType<typeof useUploads>
               <span className="upload-name">{item.file.name}</span>
               <span className="upload-phase">
                 {phaseWords[item.phase]}
-                {item.phase === 'sending' ? ` ${percent(item)}%` : ''}
+                {item.phase === 'sending' || item.phase === 'paused' ? ` ${percent(item)}%` : ''}
               </span>
-              {(item.phase === 'sending' || item.phase === 'waiting') && (
+              {(item.phase === 'sending' || item.phase === 'waiting' || item.phase === 'paused') && (
                 <progress max={100} value={percent(item)} aria-label={`${item.file.name} sent`} />
               )}
               {item.phase === 'sending' && <span className="upload-details">{sendingDetails(item)}</span>}
+              {item.phase === 'paused' && (
+                <span className="upload-details">
+                  {formatSize(item.sent)} of {formatSize(item.total)} sent. Resume continues from here.
+                </span>
+              )}
               {item.phase === 'processing' && <progress aria-label={`${item.file.name} processing`} />}
               {item.error && <span className="field-error">{item.error}</span>}
               <span className="upload-actions">
-                {(item.phase === 'sending' || item.phase === 'waiting') && (
+                {item.resumable && ['waiting', 'sending', 'paused'].includes(item.phase) && (
+                  <button
+                    type="button"
+                    className="button small"
+                    onClick={() =>
+                      item.phase === 'paused' ? uploads.resume(item.id) : uploads.pause(item.id)
+                    }
+                  >
+                    {item.phase === 'paused' ? 'Resume' : 'Pause'}
+                    <span className="visually-hidden"> {item.file.name}</span>
+                  </button>
+                )}
+                {(item.phase === 'sending' || item.phase === 'waiting' || item.phase === 'paused') && (
                   <button type="button" className="button small" onClick={() => uploads.cancel(item.id)}>
                     Cancel<span className="visually-hidden"> {item.file.name}</span>
                   </button>

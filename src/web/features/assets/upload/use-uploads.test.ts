@@ -1,7 +1,16 @@
 import { act, waitFor } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../../testing/platform-double';
-import { renderHookWith } from '../../../testing/render';
+import { resumableFromBytes } from '../../../../shared/api/resumable-uploads';
+import {
+  http,
+  HttpResponse,
+  mockPlatform,
+  platformUrl,
+  specAsset,
+  testConfig,
+} from '../../../testing/platform-double';
+import { renderHookWith, testServices } from '../../../testing/render';
+import { tusPlatform } from '../../../testing/tus-double';
 import { useUploads } from './use-uploads';
 
 const server = mockPlatform();
@@ -149,5 +158,82 @@ describe('uploads from one page', () => {
     const later = renderHookWith(useSlot);
     await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
     expect(later.result.current.items).toEqual([]);
+  });
+});
+
+describe('resumable uploads refused at creation', () => {
+  for (const [status, code, words] of [
+    [403, 'forbidden', 'You do not have permission to do this.'],
+    [404, 'not_found', 'This was not found, or you do not have access to it.'],
+    [413, 'payload_too_large', 'deck.pdf is too large for this slot.'],
+    [
+      415,
+      'unsupported_media_type',
+      'deck.pdf is not a kind of file this slot takes: upload a PDF, image, Office document, CSV or text file.',
+    ],
+    [422, 'validation_failed', 'name: is too long'],
+  ] as const) {
+    it(`a ${status} from the tus creation reads as the spec's POST's, and no byte is sent`, async () => {
+      const tus = tusPlatform({
+        refuseCreation: {
+          status,
+          body: { type: 'about:blank', title: 'Refused', status, code, detail: 'name: is too long' },
+        },
+      });
+      server.use(...tus.handlers);
+      const { result } = renderHookWith(
+        () =>
+          useUploads({
+            entity: { type: 'Product', id: 7 },
+            fileType: 'pitch_deck',
+            onUploaded: () => undefined,
+            onForbidden: () => undefined,
+          }),
+        testServices(testConfig({ resumableUploads: true })),
+      );
+      const big = new File([new Uint8Array(resumableFromBytes)], 'deck.pdf', { type: 'application/pdf' });
+      act(() => void result.current.start(big, { private: false, meta: {} }));
+      await waitFor(() => expect(result.current.items[0]?.phase).toBe('failed'));
+      expect(result.current.items[0]).toMatchObject({ error: words, retryable: false, resumable: true });
+      expect(tus.log).toEqual(['POST']);
+    });
+  }
+});
+
+describe('pausing resumable uploads', () => {
+  it('a waiting upload paused says so at once, and Resume sends it in its turn', async () => {
+    const tus = tusPlatform();
+    server.use(...tus.handlers);
+    tus.holdPatches();
+    const { result } = renderHookWith(
+      () =>
+        useUploads({
+          entity: { type: 'Product', id: 7 },
+          fileType: 'charter_document',
+          onUploaded: () => undefined,
+          onForbidden: () => undefined,
+        }),
+      testServices(testConfig({ resumableUploads: true })),
+    );
+    const big = (name: string) =>
+      new File([new Uint8Array(resumableFromBytes)], name, { type: 'application/pdf' });
+    act(() => {
+      for (const name of ['a.pdf', 'b.pdf', 'c.pdf', 'd.pdf'])
+        result.current.start(big(name), { private: false, meta: {} });
+    });
+    // Three in flight (their bytes held by the platform), the fourth waiting its turn.
+    await waitFor(() => expect(tus.log.filter((l) => l.endsWith('cut'))).toHaveLength(3));
+    const waiting = result.current.items[3]!;
+    expect(waiting.phase).toBe('waiting');
+
+    act(() => result.current.pause(waiting.id));
+    await waitFor(() => expect(result.current.items[3]?.phase).toBe('paused'));
+    expect(tus.log.filter((l) => l === 'POST')).toHaveLength(3);
+
+    tus.release();
+    await waitFor(() => expect(result.current.finished).toBe(3));
+    act(() => result.current.resume(waiting.id));
+    await waitFor(() => expect(result.current.finished).toBe(4));
+    expect(tus.log.filter((l) => l === 'POST')).toHaveLength(4);
   });
 });

@@ -2,12 +2,18 @@ import pLimit from 'p-limit';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { describeAccepts, findFileType } from '../../../../shared/assets/file-types';
 import { ApiError, messageOf, SessionEnded } from '../../../lib/platform/errors';
-import type { EntityRef, StoredFile, Uploaded } from '../../../lib/platform/model';
+import {
+  pauseReason,
+  type EntityRef,
+  type StoredFile,
+  type UnfinishedUpload,
+  type Uploaded,
+} from '../../../lib/platform/model';
 import { keptForUser } from '../../../lib/browser-memory';
 import { keptUploads } from '../../../lib/kept-uploads';
 import { useServices } from '../../../lib/services';
 
-export type UploadPhase = 'waiting' | 'sending' | 'processing' | 'done' | 'failed' | 'cancelled';
+export type UploadPhase = 'waiting' | 'sending' | 'paused' | 'processing' | 'done' | 'failed' | 'cancelled';
 
 export interface UploadItem {
   id: string;
@@ -26,6 +32,12 @@ export interface UploadItem {
   retryable?: boolean;
   /** In a slot that holds one file: the file this one replaces once it is stored. */
   replaces?: StoredFile[];
+  /** Sent resumably (a large file, where the platform offers it): it can be paused and continued. */
+  resumable: boolean;
+  /** A resumable upload's id at the platform, once it has one: what Cancel and Dismiss give up. */
+  resumeId?: string;
+  /** The connection was lost and the upload will try again by itself. */
+  reconnecting?: boolean;
 }
 
 /**
@@ -66,7 +78,28 @@ function failureOf(error: unknown, file: File, fileType: string): { message: str
   return { message: messageOf(error), retryable: true };
 }
 
-/** The uploads of one slot: start, follow, cancel, retry. */
+/**
+ * Takes its turn among the uploads in flight (`uploadLimit`), but stops at once when its signal aborts:
+ * a waiting upload paused or cancelled says so now, not when its turn would have come.
+ */
+function untilAborted<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T> {
+  const stopped = new Promise<never>((_, reject) => {
+    const stop = () => reject(new DOMException('The upload was stopped.', 'AbortError'));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  return Promise.race([uploadLimit(send), stopped]);
+}
+
+/** An unfinished upload (after a reload) that this row's file continues: the same name and size. */
+const continues = (unfinished: UnfinishedUpload, item: Pick<UploadItem, 'file' | 'resumeId'>) =>
+  item.resumeId === unfinished.id ||
+  (unfinished.name === item.file.name && unfinished.size === item.file.size);
+
+/**
+ * The uploads of one slot: start, follow, pause and resume (resumable ones), cancel, retry; and the
+ * slot's unfinished resumable uploads from before a reload, which the same file chosen again continues.
+ */
 export function useUploads(target: {
   entity: EntityRef;
   fileType: string;
@@ -88,10 +121,21 @@ export function useUploads(target: {
   const update = useCallback((id: string, change: Partial<UploadItem>) => {
     setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
   }, []);
-  const dismiss = useCallback((id: string) => {
-    setItems((all) => all.filter((i) => i.id !== id));
-    void keptUploads.drop(id);
-  }, []);
+  // The rows as last drawn, for callbacks that outlive a drawing (a finished row cleared later).
+  const latestItems = useRef(items);
+  useEffect(() => {
+    latestItems.current = items;
+  });
+  const dismiss = useCallback(
+    (id: string) => {
+      // What a resumable upload left at the platform is given up with its row (a finished one has none).
+      const gone = latestItems.current.find((i) => i.id === id);
+      if (gone?.resumeId && gone.phase !== 'done') void platform.discardUpload(gone.resumeId);
+      setItems((all) => all.filter((i) => i.id !== id));
+      void keptUploads.drop(id);
+    },
+    [platform],
+  );
 
   // Uploads of this slot that failed before the page last ended (a sign-in, a reload): back with
   // their Retry, the file and its key kept.
@@ -112,6 +156,8 @@ export function useUploads(target: {
             private: upload.private,
             meta: upload.meta,
             idempotencyKey: upload.idempotencyKey,
+            resumable: platform.resumes(upload.file),
+            ...(upload.resumeId ? { resumeId: upload.resumeId } : {}),
             phase: 'failed' as const,
             sent: 0,
             total: upload.file.size,
@@ -124,7 +170,30 @@ export function useUploads(target: {
     return () => {
       current = false;
     };
-  }, [entityType, entityId, slotFileType]);
+  }, [entityType, entityId, slotFileType, platform]);
+
+  // Resumable uploads of this slot left unfinished when the page last ended: listed until the same
+  // file is chosen again (its row then takes over) or they are discarded.
+  const [unfinished, setUnfinished] = useState<UnfinishedUpload[]>([]);
+  useEffect(() => {
+    let current = true;
+    void platform
+      .unfinishedUploads({ type: entityType, id: entityId }, slotFileType)
+      .catch(() => [])
+      .then((found) => {
+        if (current) setUnfinished(found);
+      });
+    return () => {
+      current = false;
+    };
+  }, [entityType, entityId, slotFileType, platform]);
+  const discardUnfinished = useCallback(
+    (id: string) => {
+      setUnfinished((all) => all.filter((u) => u.id !== id));
+      void platform.discardUpload(id);
+    },
+    [platform],
+  );
 
   // Finished uploads of the current run, for the one summary line that replaces their rows.
   const [finished, setFinished] = useState(0);
@@ -154,15 +223,24 @@ export function useUploads(target: {
     async (item: UploadItem) => {
       const controller = new AbortController();
       controllers.current.set(item.id, controller);
-      update(item.id, { phase: 'waiting', error: undefined, sent: 0, speed: undefined });
+      // A resumable upload continues from what the platform holds: the bar stays where it was until
+      // the platform says.
+      update(item.id, {
+        phase: 'waiting',
+        error: undefined,
+        speed: undefined,
+        reconnecting: false,
+        ...(item.resumable && item.phase !== 'cancelled' ? {} : { sent: 0 }),
+      });
       const name = item.file.name;
       let processing = false;
       // The speed is a moving average over the progress events, so one burst does not swing it.
       let last: { at: number; sent: number } | undefined;
       let speed: number | undefined;
+      let resumeId = item.resumeId;
       try {
         const { entity, fileType } = targetRef.current;
-        const uploaded = await uploadLimit(() => {
+        const uploaded = await untilAborted(controller.signal, () => {
           if (controller.signal.aborted) throw new DOMException('cancelled', 'AbortError');
           update(item.id, { phase: 'sending' });
           setAnnouncement(`${name}: sending`);
@@ -179,9 +257,26 @@ export function useUploads(target: {
                   last = { at: now, sent };
                 } else if (!last) last = { at: now, sent };
                 const done = sent >= total;
-                update(item.id, { sent, total, speed, phase: done ? 'processing' : 'sending' });
+                update(item.id, {
+                  sent,
+                  total,
+                  speed,
+                  reconnecting: false,
+                  phase: done ? 'processing' : 'sending',
+                });
                 if (done && !processing) setAnnouncement(`${name}: sent, processing`);
                 processing ||= done;
+              },
+              onReconnecting: () => {
+                // The speed so far says nothing about the connection that comes back.
+                last = undefined;
+                speed = undefined;
+                update(item.id, { reconnecting: true, speed: undefined });
+                setAnnouncement(`${name}: connection lost, trying again`);
+              },
+              onResumable: (id) => {
+                resumeId = id;
+                update(item.id, { resumeId });
               },
             },
           );
@@ -193,13 +288,16 @@ export function useUploads(target: {
         clearDone(item.id);
       } catch (error) {
         if (error instanceof ApiError && error.status === 403) targetRef.current.onForbidden();
-        if (error instanceof DOMException && error.name === 'AbortError') {
-          update(item.id, { phase: 'cancelled', retryable: true });
+        if (controller.signal.reason === pauseReason) {
+          update(item.id, { phase: 'paused', speed: undefined, reconnecting: false });
+          setAnnouncement(`${name}: paused`);
+        } else if (error instanceof DOMException && error.name === 'AbortError') {
+          update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false });
           setAnnouncement(`${name}: upload cancelled`);
         } else {
           const { entity, fileType } = targetRef.current;
           const { message, retryable } = failureOf(error, item.file, fileType);
-          update(item.id, { phase: 'failed', error: message, retryable });
+          update(item.id, { phase: 'failed', error: message, retryable, reconnecting: false });
           setAnnouncement(`${name} failed: ${message}`);
           if (retryable) {
             const { id, file, idempotencyKey } = item;
@@ -211,6 +309,7 @@ export function useUploads(target: {
               meta: item.meta,
               idempotencyKey,
               file,
+              ...(resumeId ? { resumeId } : {}),
               error: message,
               owner: keptForUser(),
             });
@@ -233,12 +332,15 @@ export function useUploads(target: {
         phase: 'waiting',
         sent: 0,
         total: file.size,
+        resumable: platform.resumes(file),
       };
       setItems((all) => [...all, item]);
+      // Its row takes over from the unfinished upload it continues.
+      setUnfinished((all) => all.filter((u) => !continues(u, item)));
       void run(item);
       return item.id;
     },
-    [run],
+    [run, platform],
   );
 
   const retry = useCallback(
@@ -249,7 +351,48 @@ export function useUploads(target: {
     [items, run],
   );
 
-  const cancel = useCallback((id: string) => controllers.current.get(id)?.abort(), []);
+  /** A paused upload has no request to stop: cancelling it gives up what the platform holds. */
+  const cancel = useCallback(
+    (id: string) => {
+      const controller = controllers.current.get(id);
+      if (controller) return controller.abort();
+      const item = items.find((i) => i.id === id);
+      if (item?.phase !== 'paused') return;
+      if (item.resumeId) void platform.discardUpload(item.resumeId);
+      update(id, { phase: 'cancelled', retryable: true, resumeId: undefined });
+      setAnnouncement(`${item.file.name}: upload cancelled`);
+    },
+    [items, platform, update],
+  );
 
-  return { items, finished, announcement, start, retry, cancel, dismiss };
+  /** Stops a resumable upload where it is; what arrived stays at the platform for `resume`. */
+  const pause = useCallback((id: string) => controllers.current.get(id)?.abort(pauseReason), []);
+
+  /** Continues a paused upload from the last byte the platform holds (it waits its turn like any upload). */
+  const resume = useCallback(
+    (id: string) => {
+      const item = items.find((i) => i.id === id);
+      if (item?.phase !== 'paused') return;
+      setAnnouncement(`${item.file.name}: resuming`);
+      void run(item);
+    },
+    [items, run],
+  );
+
+  // Those that a row of this page continues are not listed again.
+  const notContinued = unfinished.filter((u) => !items.some((item) => continues(u, item)));
+
+  return {
+    items,
+    finished,
+    announcement,
+    start,
+    retry,
+    cancel,
+    dismiss,
+    pause,
+    resume,
+    unfinished: notContinued,
+    discardUnfinished,
+  };
 }
