@@ -22,6 +22,7 @@ import * as m0003 from './migrations/0003-accreditation-history';
 import * as m0004 from './migrations/0004-pending-thumbnails';
 import * as m0005 from './migrations/0005-entity-asset-pages';
 import * as m0006 from './migrations/0006-accreditation-review';
+import * as m0007 from './migrations/0007-photo-quality';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
 const migrations: Record<string, DialectMigration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, DialectMigration> = {
   '0004-pending-thumbnails': m0004,
   '0005-entity-asset-pages': m0005,
   '0006-accreditation-review': m0006,
+  '0007-photo-quality': m0007,
 };
 
 /**

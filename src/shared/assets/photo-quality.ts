@@ -20,8 +20,11 @@ export const isPhotoChecked = (fileType: string): boolean => photoCheckedFileTyp
 export const qualityIssues = ['blurry', 'dark', 'overexposed', 'glare', 'low_resolution'] as const;
 export type QualityIssue = (typeof qualityIssues)[number];
 
-/** What was measured, snake_case as it goes on the wire (the asset's `quality.measures`). */
-export interface QualityMeasures {
+/**
+ * What was measured, snake_case as it goes on the wire (the asset's `quality.measures`). A type, not
+ * an interface, so that it is a `Record<string, number>` as the asset schema reads it.
+ */
+export type QualityMeasures = {
   /** The original's short side in pixels, after EXIF orientation. */
   short_side: number;
   /** Laplacian variance of the sharpest tenth of the analysis image's tiles (see `sharpness`). */
@@ -34,7 +37,7 @@ export interface QualityMeasures {
   clipped_share: number;
   /** The largest 4-connected region of pixels at or above `clippedLevel`, as a share of the image. */
   glare_share: number;
-}
+};
 
 export interface PhotoQuality {
   ok: boolean;
