@@ -1,4 +1,5 @@
 import { findFileType } from '../../shared/assets/file-types';
+import type { PhotoQuality } from '../../shared/assets/photo-quality';
 import type { PlatformContext } from '../context';
 import {
   deleteAsset,
@@ -34,6 +35,8 @@ export function toApiAsset(row: AssetRow, thumbnailId: number | null) {
     // The ETag header of GET /v2/core/assets/:id, also in lists (as Google's APIs do), so that every
     // asset a client holds can be changed with If-Match without reading it alone first.
     etag: etagOf(row),
+    // Last, in the order of assetSchema (the serializer writes server-built bodies as they are).
+    ...(row.quality !== null ? { quality: JSON.parse(row.quality) as PhotoQuality } : {}),
   };
 }
 

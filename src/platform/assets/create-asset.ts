@@ -4,6 +4,8 @@ import type { AssetableType } from '../../shared/api/me';
 import type { FileTypeInfo } from '../../shared/assets/file-types';
 import type { AssetRow, Database } from '../db/schema';
 import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
+import { isPhotoChecked, type PhotoQuality } from '../../shared/assets/photo-quality';
+import { measureStoredPhoto } from '../media/photo-quality';
 import type { PlatformContext } from '../context';
 import { insertAsset, insertPendingThumbnail } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound, validationFailed } from '../errors';
@@ -23,7 +25,7 @@ import { etagOf, toApiAsset } from './asset-records';
 import { sniffContent, type Sniffed } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
 import { claimName } from './running-claims';
-import { probeImage } from './image-probe';
+import { probeImage, type ImageSize } from './image-probe';
 import { fileTooLarge, readUploadBody } from './upload-body';
 
 export interface Created {
@@ -188,6 +190,8 @@ export async function commitAsset(
         ? await probeImage(await openBlob(ctx, staged.key), maxImagePixels)
         : null;
     checkCrop(meta, image);
+    const quality =
+      image && isPhotoChecked(fileType.fileType) ? await photoQuality(ctx, request, staged.key, image) : null;
     const thumbnailed =
       fileType.thumbifiable && sniffed.kind === 'pdf' && wantsThumbnail(ctx, request, staged.size);
     // Drawn from the stored PDF while the rows commit and the answer goes, when a worker is free.
@@ -207,6 +211,7 @@ export async function commitAsset(
         width: image?.width ?? null,
         height: image?.height ?? null,
         meta: JSON.stringify(meta),
+        quality: quality ? JSON.stringify(quality) : null,
         private: (input.private ?? fileType.privateByDefault) ? 1 : 0,
         version: 1,
         created_by: caller.userId,
@@ -251,6 +256,25 @@ async function undoFailedCreate(request: FastifyRequest, steps: (() => Promise<u
       request.log.warn(
         `after a failed upload, cleaning up failed too (left for later): ${String(result.reason)}`,
       );
+  }
+}
+
+/**
+ * The quality of a licence or bill photo (issue 31), or null when it cannot be measured: the check
+ * informs the reviewer and never refuses an upload, so a photo sharp cannot decode (its header was
+ * fine) goes through without it, with a log line.
+ */
+async function photoQuality(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  key: string,
+  size: ImageSize,
+): Promise<PhotoQuality | null> {
+  try {
+    return await measureStoredPhoto(await openBlob(ctx, key), size);
+  } catch (error) {
+    request.log.warn({ err: error }, 'photo quality not measured: the image could not be decoded');
+    return null;
   }
 }
 

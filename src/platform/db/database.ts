@@ -23,6 +23,7 @@ import * as m0004 from './migrations/0004-pending-thumbnails';
 import * as m0005 from './migrations/0005-entity-asset-pages';
 import * as m0006 from './migrations/0006-accreditation-review';
 import * as m0007 from './migrations/0007-resumable-uploads';
+import * as m0008 from './migrations/0008-photo-quality';
 
 /** Every migration, in order. Names are stored in the database: never rename one that has shipped. */
 const migrations: Record<string, DialectMigration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, DialectMigration> = {
   '0005-entity-asset-pages': m0005,
   '0006-accreditation-review': m0006,
   '0007-resumable-uploads': m0007,
+  '0008-photo-quality': m0008,
 };
 
 /**

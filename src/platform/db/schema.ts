@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import type { AssetableType, Role } from '../../shared/api/me';
 import type { AccreditationStatus, HistoryAction, RejectionReason } from '../../shared/api/review';
 
@@ -182,6 +182,11 @@ export interface AssetsTable {
   pending: Generated<number>;
   /** Renders begun for a pending thumbnail (across restarts). */
   render_attempts: Generated<number>;
+  /**
+   * JSON `PhotoQuality` (src/shared/assets/photo-quality.ts) of a licence or bill image, measured at
+   * upload (migration 0007); null for other files and when it could not be measured.
+   */
+  quality: ColumnType<string | null, string | null | undefined, string | null>;
   /** Bumped at every update; the ETag. */
   version: number;
   created_by: number;

@@ -28,6 +28,7 @@ const row: AssetRow = {
   thumbnail_of: null,
   pending: 0,
   render_attempts: 0,
+  quality: null,
   version: 3,
   created_by: 2,
   created_at: 1_700_000_000_000,
@@ -48,6 +49,21 @@ describe('serializerCompiler', () => {
         ),
       },
       { asset: toApiAsset({ ...row, thumbnail_of: 5 }, null) },
+      // A licence photo with its measured quality (issue 31).
+      {
+        asset: toApiAsset(
+          {
+            ...row,
+            file_type: 'drivers_license',
+            quality: JSON.stringify({
+              ok: false,
+              issues: ['blurry'],
+              measures: { short_side: 1584, sharpness: 16.5, luminance: 132.2, glare_share: 0 },
+            }),
+          },
+          null,
+        ),
+      },
       // A thumbnail still being made: `pending`, and no size yet.
       {
         asset: toApiAsset({ ...row, thumbnail_of: 5, pending: 1, size: 0, content_type: 'image/png' }, null),

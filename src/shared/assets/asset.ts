@@ -116,6 +116,22 @@ export const assetSchema = z.object({
   updated_at: z.string().optional(),
   /** The ETag of `GET /v2/core/assets/:id`, in every answer and list: what `If-Match` compares. */
   etag: z.string().optional(),
+  /**
+   * Our platform, on a driver's licence or utility bill image: the photo's quality as measured at
+   * upload (issue 31; src/shared/assets/photo-quality.ts), read-only, recomputed with a new file.
+   * Informative only: an upload is never refused for it. Issue names are read as strings, so that
+   * a platform that checks more does not make the asset unreadable.
+   */
+  quality: z
+    .object({
+      ok: z.boolean(),
+      issues: z.array(z.string()),
+      measures: z.record(z.string(), z.number()),
+    })
+    .describe(
+      'Licence and bill images: the photo quality measured at upload (read-only). `issues` among `blurry`, `dark`, `overexposed`, `glare`, `low_resolution`; `measures` the numbers behind them.',
+    )
+    .optional(),
 });
 export type Asset = z.infer<typeof assetSchema>;
 
