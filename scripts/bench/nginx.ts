@@ -104,7 +104,7 @@ export async function benchNginx(rounds = 7): Promise<BenchRow[]> {
           { port: nginxOnePort, instances: instancePorts.slice(0, 1), extra: countedUpstream },
           { port: nginxTwoPort, instances: instancePorts, extra: countedUpstream },
         ],
-        'auto',
+        { workers: 'auto' },
       ),
     );
     const nginx = spawn(

@@ -1,10 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { nginxBinary, nginxConfig } from './nginx-config';
+import { defaultRestartPolicy } from './restart-backoff';
+import { type Probe, watchRotation } from './rotation';
 import { createSupervisor } from './supervisor';
 import { buildWebAppIfNeeded } from './web-build';
 
@@ -12,8 +14,11 @@ import { buildWebAppIfNeeded } from './web-build';
  * `npm run cluster`: the platform as several instances behind nginx, on PostgreSQL, an S3 bucket and
  * Redis, on one machine, for trying the scale-out set-up (docs/deploy.md). The engines are the
  * machine's own (PostgreSQL and Redis from Debian's packages); without S3_ENDPOINT a local s3rver
- * stands in for the bucket. Then the web app's proxy, pointed at nginx. Ctrl-C stops everything;
- * an instance that stops is reported and the others keep serving, as behind any load balancer.
+ * stands in for the bucket. Then the web app's proxy, pointed at nginx. Ctrl-C stops everything.
+ * An instance that stops, whatever the reason, is started again (with a growing wait while it keeps
+ * stopping: restart-backoff.ts) while the others keep serving; an instance whose /readyz fails is
+ * taken out of nginx's rotation until it passes again (rotation.ts). `.cluster/cluster.json` says
+ * where everything listens, each instance's current pid and whether it is in rotation.
  *
  * `--no-web` leaves the proxy out (the multi-instance test uses the platform's API only).
  */
@@ -26,9 +31,15 @@ const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5
 const webHost = process.env.WEB_HOST ?? '127.0.0.1';
 const webPort = Number(process.env.WEB_PORT ?? '5173');
 const webUrl = process.env.WEB_PUBLIC_URL ?? `http://${webHost}:${webPort}`;
+/** The local S3 server's port; 0: any free one. */
+const s3Port = Number(process.env.CLUSTER_S3_PORT ?? '0');
 
 if (!Number.isInteger(instances) || instances < 1 || instances > 16) {
   console.error('CLUSTER_INSTANCES must be a whole number from 1 to 16.');
+  process.exit(1);
+}
+if (!Number.isInteger(s3Port) || s3Port < 0 || s3Port > 65_535) {
+  console.error('CLUSTER_S3_PORT must be a port number (0: any free one).');
   process.exit(1);
 }
 
@@ -76,6 +87,7 @@ async function bucketEnv(): Promise<NodeJS.ProcessEnv> {
       'tsx',
       'src/platform/testing/s3rver-process.ts',
       directory,
+      String(s3Port),
     ],
     essential: true,
     stdout: 'pipe',
@@ -134,42 +146,117 @@ async function main() {
     ...(await bucketEnv()),
   };
 
-  const started: { name: string; url: string; child: ChildProcess }[] = [];
+  /** Each instance as it is now: its current process (a restart replaces it), in rotation or not. */
+  const members: Instance[] = [];
+  let ready = false;
   for (let i = 1; i <= instances; i++) {
-    const name = `instance ${i}`;
     const port = nginxPort + i;
-    const url = `http://127.0.0.1:${port}`;
-    const child = programs.start({
-      name,
+    const member: Instance = {
+      name: `instance ${i}`,
+      url: `http://127.0.0.1:${port}`,
+      port,
+      inRotation: true,
+    };
+    members.push(member);
+    member.child = programs.start({
+      name: member.name,
       args: ['--import', 'tsx', 'src/platform/main.ts'],
       env: { ...shared, PLATFORM_PORT: String(port), DATA_DIR: join(clusterDir, `instance-${i}`) },
       essential: false,
+      restart: defaultRestartPolicy,
+      onStart: (child) => {
+        member.child = child;
+        // Whatever reads the pids (an operator's kill, a test) sees the new one at once.
+        if (ready) writeState();
+      },
     });
     // The first one migrates and seeds; the others then start side by side.
-    if (i === 1) await programs.waitFor(`${url}/healthz`, name, { seconds: 120, child });
-    started.push({ name, url, child });
+    if (i === 1)
+      await programs.waitFor(`${member.url}/readyz`, member.name, { seconds: 120, child: member.child });
   }
   await Promise.all(
-    started.map(({ url, name, child }) => programs.waitFor(`${url}/healthz`, name, { seconds: 120, child })),
+    members.map(({ url, name, child }) => programs.waitFor(`${url}/readyz`, name, { seconds: 120, child })),
   );
 
-  const nginxConf = join(clusterDir, 'nginx', 'nginx.conf');
-  writeFileSync(
-    nginxConf,
-    nginxConfig(
-      join(clusterDir, 'nginx'),
-      [{ port: nginxPort, instances: started.map(({ url }) => Number(new URL(url).port)) }],
-      1,
-      true,
-    ),
-  );
+  const nginxPrefix = join(clusterDir, 'nginx');
+  const nginxConf = join(nginxPrefix, 'nginx.conf');
+  let generation = 1;
+  const writeNginxConfig = () =>
+    writeFileSync(
+      nginxConf,
+      nginxConfig(
+        nginxPrefix,
+        [
+          {
+            port: nginxPort,
+            instances: members.map(({ port }) => port),
+            down: members.filter(({ inRotation }) => !inRotation).map(({ port }) => port),
+          },
+        ],
+        { accessLog: true, generation },
+      ),
+    );
+  writeNginxConfig();
   const nginx = programs.start({
     name: 'nginx',
     command: nginxBinary(),
-    args: ['-p', join(clusterDir, 'nginx'), '-c', nginxConf, '-e', join(clusterDir, 'nginx', 'error.log')],
+    args: ['-p', nginxPrefix, '-c', nginxConf, '-e', join(nginxPrefix, 'error.log')],
     essential: true,
   });
   await programs.waitFor(`${publicUrl}/healthz`, 'nginx', { child: nginx });
+
+  /** Where everything listens, for scripts and tests that drive the cluster (and kill an instance). */
+  function writeState() {
+    const state = {
+      nginx: publicUrl,
+      web: withWeb ? webUrl : null,
+      nginxGeneration: generation,
+      instances: members.map(({ name, url, child, inRotation }) => ({
+        name,
+        url,
+        pid: child?.pid,
+        inRotation,
+      })),
+    };
+    // Renamed into place: a reader never sees half of it.
+    const file = join(clusterDir, 'cluster.json');
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`);
+    renameSync(`${file}.tmp`, file);
+  }
+
+  /** nginx with the new rotation: rewritten, reloaded (SIGHUP), and answering with it. */
+  async function applyRotation(inRotation: boolean[], probes: Probe[]) {
+    const noneReady = probes.every(({ state }) => state !== 'ready');
+    members.forEach((member, i) => {
+      if (member.inRotation === inRotation[i]) return;
+      member.inRotation = inRotation[i]!;
+      console.error(
+        member.inRotation
+          ? `${member.name} back in nginx's rotation (${noneReady ? "no instance is ready: all kept in, so that clients get their 503 with Retry-After rather than nginx's 502" : probes[i]!.said}).`
+          : `${member.name} out of nginx's rotation: ${probes[i]!.said}.`,
+      );
+    });
+    generation++;
+    writeNginxConfig();
+    nginx.kill('SIGHUP');
+    const deadline = Date.now() + 30_000;
+    while (!(await nginxServes(generation))) {
+      if (programs.isStopping()) return;
+      if (Date.now() > deadline) {
+        console.error(
+          `nginx did not load its new configuration within 30 s: see ${join(nginxPrefix, 'error.log')}.`,
+        );
+        break;
+      }
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    writeState();
+  }
+  const nginxServes = (expected: number) =>
+    fetch(`${publicUrl}/_cluster/generation`).then(
+      async (answer) => (await answer.text()) === String(expected),
+      () => false,
+    );
 
   if (withWeb) {
     programs.start({
@@ -189,19 +276,28 @@ async function main() {
   }
   if (programs.isStopping()) return;
 
-  // Where everything listens, for scripts and tests that drive the cluster (and kill an instance).
-  writeFileSync(
-    join(clusterDir, 'cluster.json'),
-    `${JSON.stringify({ nginx: publicUrl, web: withWeb ? webUrl : null, instances: started.map(({ name, url, child }) => ({ name, url, pid: child.pid })) }, null, 2)}\n`,
-  );
+  ready = true;
+  writeState();
+  watchRotation({ members, apply: applyRotation });
   console.log(`
   Asset Manager cluster: ${instances} platform instance${instances === 1 ? '' : 's'} behind nginx
   ${withWeb ? `Open ${webUrl}` : 'No web app (--no-web)'}
-  Platform through nginx: ${publicUrl}
-${started.map(({ name, url, child }) => `    ${name}: ${url} (pid ${child.pid})`).join('\n')}
+  Platform through nginx: ${publicUrl} (access log: ${join(nginxPrefix, 'access.log')})
+${members.map(({ name, url, child }) => `    ${name}: ${url} (pid ${child?.pid})`).join('\n')}
   PostgreSQL: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}   Redis: ${shared.REDIS_URL}   Bucket: ${shared.S3_ENDPOINT ?? process.env.S3_ENDPOINT}
+  An instance that stops is started again; one whose /readyz fails leaves nginx's rotation until it passes.
+  Where everything is, and each instance's pid: ${join(clusterDir, 'cluster.json')}
   Press Ctrl-C to stop.
 `);
+}
+
+interface Instance {
+  name: string;
+  url: string;
+  port: number;
+  /** Its current process; a restart replaces it. */
+  child?: ChildProcess;
+  inRotation: boolean;
 }
 
 main().catch((error: unknown) => {

@@ -17,6 +17,11 @@ export interface NginxSite {
   port: number;
   /** The platform instances' ports behind it. */
   instances: readonly number[];
+  /**
+   * Those of `instances` out of rotation (`down`): nginx sends them no request until a configuration
+   * without them is loaded (`npm run cluster` does so from each instance's /readyz: rotation.ts).
+   */
+  down?: readonly number[];
   /** More directives for its location (after deploy/nginx's proxy settings). */
   extra?: string;
 }
@@ -29,17 +34,39 @@ export interface NginxSite {
 export function nginxConfig(
   prefix: string,
   sites: NginxSite[],
-  workers: number | 'auto' = 1,
-  /** `npm run cluster` keeps one (prefix/access.log); the benchmarks measure nginx without. */
-  accessLog = false,
+  {
+    workers = 1,
+    accessLog = false,
+    generation,
+  }: {
+    workers?: number | 'auto';
+    /** `npm run cluster` keeps one (prefix/access.log); the benchmarks measure nginx without. */
+    accessLog?: boolean;
+    /**
+     * A number answered at `/_cluster/generation`, so that whoever rewrote the configuration and
+     * asked nginx to reload it can tell when new connections get the new one (a reload is
+     * asynchronous: nginx starts new workers, and the old ones finish their requests).
+     */
+    generation?: number;
+  } = {},
 ): string {
-  const site = ({ port, instances, extra }: NginxSite, i: number) => `  upstream platform_${i} {
+  const server = (port: number, down: boolean) =>
+    `    server 127.0.0.1:${port} max_fails=1 fail_timeout=5s${down ? ' down' : ''};`;
+  const site = ({ port, instances, down = [], extra }: NginxSite, i: number) => `  upstream platform_${i} {
     least_conn;
-${instances.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n')}
+${instances.map((p) => server(p, down.includes(p))).join('\n')}
     keepalive 32;
   }
   server {
-    listen 127.0.0.1:${port};
+    listen 127.0.0.1:${port};${
+      generation === undefined
+        ? ''
+        : `
+    location = /_cluster/generation {
+      default_type text/plain;
+      return 200 "${generation}";
+    }`
+    }
     location / {
       proxy_pass http://platform_${i};
       include ${resolve('deploy/nginx/asset-manager-proxy.conf')};${extra ? `\n      ${extra}` : ''}

@@ -1,18 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meSchema } from '../shared/api/me';
 import { assetEnvelopeSchema } from '../shared/assets/asset';
 import { configFor, type PlatformConfig } from './env';
+import { startCluster, type TestCluster } from './testing/cluster';
 import { multipartBody, pacedPost, sha256 } from './testing/files';
 import { bearer, postForm, type TestPlatform, tokensFor } from './testing/platform-server';
-import { freshPostgresSchema, type TestSchema } from './testing/postgres';
-import { removeRedisKeys, testRedisEnv } from './testing/redis';
-import { s3TestEnv } from './testing/s3';
 import { storageState, sweepOnceOrphansAreOld } from './testing/storage-state';
 import { pollUntil } from './testing/thumbnails';
 
@@ -21,83 +15,20 @@ import { pollUntil } from './testing/thumbnails';
  * instances on one PostgreSQL schema, one bucket and one Redis, behind nginx with deploy/'s
  * settings; the test talks to each instance and to nginx over HTTP, and kills one with SIGKILL.
  */
-interface Cluster {
-  nginx: string;
-  instances: { name: string; url: string; pid: number }[];
-}
-
-/** A port whose next two are free too: nginx, then the instances, listen on consecutive ports. */
-async function freePortRun(length: number): Promise<number> {
-  const free = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-  for (;;) {
-    const start = 20_000 + Math.floor(Math.random() * 30_000);
-    const ports = Array.from({ length }, (_, i) => start + i);
-    if ((await Promise.all(ports.map(free))).every(Boolean)) return start;
-  }
-}
-
-const clusterDir = mkdtempSync(join(tmpdir(), 'cluster-test-'));
-let schema: TestSchema;
-let env: Record<string, string>;
+let cluster: TestCluster;
 let config: PlatformConfig;
-let program: ChildProcess;
-let cluster: Cluster;
 let a: TestPlatform;
 let b: TestPlatform;
 
 beforeAll(async () => {
-  schema = await freshPostgresSchema();
-  env = {
-    DATABASE_URL: schema.url,
-    ...(await s3TestEnv()),
-    ...testRedisEnv(),
-    // Twenty uploads of one user at once, more than the per-user cap lets through by default.
-    UPLOADS_PER_USER: '30',
-    LOG_LEVEL: 'warn',
-  };
-  config = configFor({ DATA_DIR: join(clusterDir, 'reader'), ...env });
-  program = spawn(process.execPath, ['--import', 'tsx', 'src/cli/cluster.ts', '--no-web'], {
-    env: {
-      ...process.env,
-      ...env,
-      CLUSTER_DIR: clusterDir,
-      CLUSTER_PORT: String(await freePortRun(3)),
-      CLUSTER_INSTANCES: '2',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const state = join(clusterDir, 'cluster.json');
-  // Two instances started one after the other, then nginx: minutes on a busy machine.
-  cluster = await pollUntil(
-    'the cluster to start',
-    () => {
-      if (program.exitCode !== null) throw new Error(`npm run cluster exited (${program.exitCode})`);
-      return existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')) as Cluster) : undefined;
-    },
-    240_000,
-  );
-  const webClient = JSON.parse(
-    readFileSync(join(clusterDir, 'instance-1', 'web-client.json'), 'utf8'),
-  ) as TestPlatform['webClient'];
-  const [first, second] = cluster.instances.map(({ url }) => ({ url, webClient }) as TestPlatform);
+  // Twenty uploads of one user at once, more than the per-user cap lets through by default.
+  cluster = await startCluster(2, { UPLOADS_PER_USER: '30' });
+  config = configFor({ DATA_DIR: join(cluster.dir, 'reader'), ...cluster.env });
+  const [first, second] = cluster.state().instances.map(({ url }) => cluster.at(url));
   [a, b] = [first!, second!];
 }, 300_000);
 
-afterAll(async () => {
-  if (program && program.exitCode === null) {
-    const stopped = new Promise((resolve) => program.once('exit', resolve));
-    program.kill('SIGTERM');
-    await stopped;
-  }
-  await schema?.drop();
-  if (env) await removeRedisKeys(env.REDIS_KEY_PREFIX!);
-  rmSync(clusterDir, { recursive: true, force: true });
-}, 120_000);
+afterAll(() => cluster?.stop(), 120_000);
 
 const me = (url: string, token: string) => fetch(`${url}/v2/core/me`, { headers: bearer(token) });
 
@@ -129,7 +60,7 @@ describe('two instances behind nginx on one PostgreSQL, one bucket and one Redis
     const onB = await me(b.url, access_token);
     expect(onB.status).toBe(200);
     expect(meSchema.parse(await onB.json()).user.email).toBe('issuer@demo.test');
-    expect((await me(cluster.nginx, access_token)).status).toBe(200);
+    expect((await me(cluster.state().nginx, access_token)).status).toBe(200);
   });
 
   it('stores an upload through one instance and delivers the same bytes through the other', async () => {
@@ -139,7 +70,7 @@ describe('two instances behind nginx on one PostgreSQL, one bucket and one Redis
     expect(created.status).toBe(201);
     const { asset } = assetEnvelopeSchema.parse(await created.json());
     expect(sha256(await download(b.url, access_token, asset.id))).toBe(sha256(bytes));
-    expect(sha256(await download(cluster.nginx, access_token, asset.id))).toBe(sha256(bytes));
+    expect(sha256(await download(cluster.state().nginx, access_token, asset.id))).toBe(sha256(bytes));
   });
 
   it('refuses on one instance a token revoked on the other, from the first request after the answer', async () => {
@@ -149,12 +80,12 @@ describe('two instances behind nginx on one PostgreSQL, one bucket and one Redis
     const revoked = await postForm(`${a.url}/v2/core/oauth/revoke`, { ...a.webClient, token: refresh_token });
     expect(revoked.status).toBe(200);
     expect((await me(b.url, access_token)).status).toBe(401);
-    expect((await me(cluster.nginx, access_token)).status).toBe(401);
+    expect((await me(cluster.state().nginx, access_token)).status).toBe(401);
   });
 
   it('keeps answering while one instance is killed during twenty uploads; every 201 is stored whole', async () => {
     const { access_token } = await tokensFor(a, 'issuer@demo.test');
-    const victim = cluster.instances[1]!;
+    const victim = cluster.state().instances[1]!;
     const files = Array.from({ length: 20 }, (_, i) =>
       Buffer.from(`id,value\n${i},${randomBytes(600_000).toString('hex')}\n`),
     );
@@ -164,7 +95,7 @@ describe('two instances behind nginx on one PostgreSQL, one bucket and one Redis
         // Each at its own pace (0.5 s for the first, 0.4 s more for each next one), so that when the
         // first ones have been answered the others are still arriving, on both instances.
         const response = await pacedPost(
-          `${cluster.nginx}/v2/core/assets`,
+          `${cluster.state().nginx}/v2/core/assets`,
           access_token,
           multipartBody(
             { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1' },
@@ -196,12 +127,12 @@ describe('two instances behind nginx on one PostgreSQL, one bucket and one Redis
     expect(survivorAnswers.length).toBeGreaterThan(0);
     expect(survivorAnswers.every((status) => status === 200)).toBe(true);
     // nginx sends everything to the survivor now.
-    for (let i = 0; i < 4; i++) expect((await me(cluster.nginx, access_token)).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await me(cluster.state().nginx, access_token)).status).toBe(200);
     expect(answered.size).toBeGreaterThanOrEqual(3);
     // Some were cut off with the killed instance (nginx never sends a POST twice).
     expect(answered.size).toBeLessThan(files.length);
     for (const [id, expected] of answered)
-      expect(sha256(await download(cluster.nginx, access_token, id))).toBe(expected);
+      expect(sha256(await download(cluster.state().nginx, access_token, id))).toBe(expected);
 
     // What the killed instance was writing: at most objects and unfinished uploads without rows,
     // which the sweep removes once they are old enough to be nobody's upload in flight.

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { markStopping } from './health';
 
@@ -13,6 +14,7 @@ const idleSweepMs = 250;
  */
 export function stopOnSignals(app: FastifyInstance, graceMs: number) {
   let cut: (() => void) | undefined;
+  const stopKeepingAlive = closeAfterAnswerOnceStopping(app);
   const stop = (signal: string) => {
     if (cut) {
       app.log.warn(`${signal} again: cutting the requests still in flight`);
@@ -21,6 +23,7 @@ export function stopOnSignals(app: FastifyInstance, graceMs: number) {
     app.log.info(`${signal}: stopping; no new connections, requests in flight have ${graceMs / 1000} s`);
     const server = app.server;
     cut = () => server.closeAllConnections();
+    stopKeepingAlive();
     void drain(app, graceMs, cut)
       .then(() => app.close())
       .then(
@@ -33,6 +36,30 @@ export function stopOnSignals(app: FastifyInstance, graceMs: number) {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * While stopping, every answer not begun yet says `Connection: close`, and its connection closes
+ * once it is sent. A load balancer keeping connections alive (nginx's `keepalive`) then never
+ * sends another request on one that the instance is about to close: a request lost that way has
+ * been sent, so nginx would not try it on another instance (it never resends a request whose
+ * body it streamed, `proxy_request_buffering off`), and its client would get a 502.
+ */
+function closeAfterAnswerOnceStopping(app: FastifyInstance) {
+  const answering = new Set<ServerResponse>();
+  let stopping = false;
+  // Before Fastify's own listener, so that no answer can begin before this has run.
+  app.server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (stopping) response.shouldKeepAlive = false;
+    else {
+      answering.add(response);
+      response.once('close', () => answering.delete(response));
+    }
+  });
+  return () => {
+    stopping = true;
+    for (const response of answering) if (!response.headersSent) response.shouldKeepAlive = false;
+  };
 }
 
 /** Resolves once every connection has ended: by itself, or cut at the end of the grace. */

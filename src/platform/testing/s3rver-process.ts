@@ -1,6 +1,7 @@
 /**
- * The tests' S3 server, run as a child process by testing/s3.ts: `node --openssl-legacy-provider
- * --import tsx src/platform/testing/s3rver-process.ts <directory>`; prints `{"port":…}` once listening.
+ * The tests' S3 server, run as a child process by testing/s3.ts (and `npm run cluster`): `node
+ * --openssl-legacy-provider --import tsx src/platform/testing/s3rver-process.ts <directory> [port]`
+ * (port 0 or none: any free one); prints `{"port":…}` once listening.
  *
  * Why s3rver: it is the one S3-compatible server that installs from the npm registry and keeps real
  * bytes on a real disk behind real HTTP with SigV4 checking (no Docker here for MinIO; moto is
@@ -73,7 +74,8 @@ const require = createRequire(import.meta.url);
 const S3rver = require('s3rver') as new (options: Record<string, unknown>) => S3rverInstance;
 
 const directory = process.argv[2];
-if (!directory) throw new Error('usage: s3rver-process.ts <directory>');
+if (!directory) throw new Error('usage: s3rver-process.ts <directory> [port]');
+const port = Number(process.argv[3] ?? '0');
 
 /** Where s3rver keeps a bucket's unfinished multipart uploads (stores/filesystem.js). */
 const uploadsOf = (bucket: string) => join(directory, bucket, '._S3rver_uploads');
@@ -149,7 +151,7 @@ const missingOperations: Middleware = async (ctx, next) => {
   await next();
 };
 
-const server = new S3rver({ directory, port: 0, address: '127.0.0.1', silent: true, vhostBuckets: false });
+const server = new S3rver({ directory, port, address: '127.0.0.1', silent: true, vhostBuckets: false });
 const { store } = server;
 const getObject = store.getObject.bind(store);
 store.getObject = async (bucket, key, options) => {
@@ -181,5 +183,5 @@ store.listObjects = async (bucket, options) => {
 };
 // First in the chain, so that s3rver's router never answers these two with MethodNotAllowed.
 server.middleware.unshift(missingOperations);
-const { port } = await server.run();
-process.stdout.write(`${JSON.stringify({ port })}\n`);
+const listening = await server.run();
+process.stdout.write(`${JSON.stringify({ port: listening.port })}\n`);
