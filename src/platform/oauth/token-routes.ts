@@ -1,31 +1,16 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  isSupportedGrant,
-  pkceVerifierPattern,
-  supportedGrants,
-  type GrantType,
-} from '../../shared/api/oauth';
+import { isSupportedGrant, supportedGrants, type GrantType } from '../../shared/api/oauth';
 import { apiPaths } from '../../shared/api/paths';
 import { oauthErrorSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
-import {
-  claimCode,
-  codeByHash,
-  grantIdsOfCode,
-  insertGrant,
-  refreshTokenWithGrant,
-  revokeAccessTokenOfClient,
-  rotateRefreshToken,
-} from '../db/repositories/oauth';
-import type { OAuthClient } from '../db/schema';
+import { refreshTokenWithGrant, revokeAccessTokenOfClient } from '../db/repositories/oauth';
 import { OAuthError } from '../errors';
-import { sha256, safeEqual } from '../security/secrets';
-import { isScope } from './authorize-request';
+import { sha256 } from '../security/secrets';
 import { authenticateClient, readOAuthRequest } from './client-auth';
-import { issueTokens, revokeGrant, type TokenResponse } from './tokens';
+import { grants } from './grants';
+import { revokeGrant } from './tokens';
 
 const tokenResponseSchema = z.object({
   token_type: z.literal('bearer'),
@@ -58,8 +43,6 @@ const tokenRequestSchema = z
 /** Both endpoints read either body shape (readOAuthRequest). */
 const oauthBodyTypes = ['application/json', 'application/x-www-form-urlencoded'];
 
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
 const noCache = (reply: FastifyReply) =>
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 
@@ -85,81 +68,6 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     errorFormat: 'oauth' as const,
     rateLimit: { max: ctx.config.tokenRateLimit, timeWindow: 60_000 },
   };
-  const grantInvalid = (why: string) => new OAuthError('invalid_grant', why);
-
-  /** Authorization code grant: each check a small step, in an order that never lets a forger revoke. */
-  async function redeemCode(client: OAuthClient, shape: 'json' | 'form', fields: Record<string, string>) {
-    if (!fields.code) throw new OAuthError('invalid_request', 'code is required.');
-    const code = await codeByHash(ctx.db, sha256(fields.code));
-    if (!code || code.client_id !== client.client_id) throw grantInvalid('The code is invalid.');
-    if (ctx.clock() > code.expires_at) throw grantInvalid('The code has expired.');
-
-    const verifier = fields.code_verifier;
-    if (code.code_challenge) {
-      if (
-        !verifier ||
-        !pkceVerifierPattern.test(verifier) ||
-        !safeEqual(s256(verifier), code.code_challenge)
-      ) {
-        throw grantInvalid('The PKCE code_verifier is missing or does not match.');
-      }
-    } else if (verifier !== undefined) {
-      throw grantInvalid('A code_verifier was sent, but no code_challenge was given at authorize.');
-    }
-    if (shape === 'json' || fields.state !== undefined) {
-      if (fields.state === undefined || !safeEqual(fields.state, code.state)) {
-        throw grantInvalid('state is missing or differs from the one given at authorize.');
-      }
-    }
-    if (shape === 'form' || fields.redirect_uri !== undefined) {
-      if (fields.redirect_uri !== code.redirect_uri)
-        throw grantInvalid('redirect_uri differs from the one given at authorize.');
-    }
-
-    return ctx.db.transaction().execute(async (trx) => {
-      const now = ctx.clock();
-      if (!(await claimCode(trx, code.id, now))) {
-        // A second redemption by the rightful client: whoever holds the first tokens may be an attacker.
-        for (const grantId of await grantIdsOfCode(trx, code.id)) await revokeGrant(ctx, trx, grantId);
-        return undefined;
-      }
-      const grantId = await insertGrant(trx, {
-        clientId: client.client_id,
-        userId: code.user_id,
-        scope: code.scope,
-        codeId: code.id,
-        createdAt: now,
-        expiresAt: now + ctx.config.refreshTokenTtl * 1000,
-      });
-      return issueTokens(ctx, trx, grantId, code.scope);
-    });
-  }
-
-  /** Refresh grant: rotate the refresh token; a rotated one used again ends the family. */
-  async function refresh(client: OAuthClient, fields: Record<string, string>) {
-    if (!fields.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required.');
-    const found = await refreshTokenWithGrant(ctx.db, sha256(fields.refresh_token));
-    if (!found || found.client_id !== client.client_id) throw grantInvalid('The refresh token is invalid.');
-    if (found.revoked_at !== null) throw grantInvalid('The refresh token has been revoked.');
-    if (ctx.clock() >= found.expires_at) throw grantInvalid('The refresh token has expired; sign in again.');
-
-    let scope = found.scope;
-    if (fields.scope !== undefined) {
-      if (!isScope(fields.scope) || (fields.scope === 'full' && found.scope !== 'full')) {
-        throw new OAuthError('invalid_scope', 'A refresh cannot widen the granted scope.');
-      }
-      scope = fields.scope;
-    }
-
-    return ctx.db.transaction().execute(async (trx) => {
-      if (!(await rotateRefreshToken(trx, found.token_hash, ctx.clock()))) {
-        await revokeGrant(ctx, trx, found.grant_id);
-        return undefined;
-      }
-      return issueTokens(ctx, trx, found.grant_id, scope);
-    });
-  }
-
   route.post(
     apiPaths.token,
     {
@@ -181,14 +89,7 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       const { shape, fields } = readOAuthRequest(request);
       const grantType = checkGrantType(request.query as Record<string, unknown>, fields);
       const client = await authenticateClient(ctx, request, fields);
-      let tokens: TokenResponse | undefined;
-      if (grantType === 'authorization_code') {
-        tokens = await redeemCode(client, shape, fields);
-        if (!tokens) throw grantInvalid('The code has already been used; tokens issued from it are revoked.');
-      } else {
-        tokens = await refresh(client, fields);
-        if (!tokens) throw grantInvalid('The refresh token was already used; its whole family is revoked.');
-      }
+      const tokens = await grants[grantType](ctx, client, { shape, fields });
       return reply.code(200).send(tokens);
     },
   );
