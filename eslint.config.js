@@ -89,5 +89,24 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Queries live in db/ (repositories, migrations); the feature folders call them by name, so a
+    // change of database library or of a table is made in one folder. Tests may query directly.
+    files: ['src/platform/**/*.ts'],
+    ignores: ['src/platform/db/**', 'src/platform/testing/**', '**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'kysely',
+              message: 'Only src/platform/db/ imports kysely: add a repository function there.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
 );

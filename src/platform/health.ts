@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
-import type { DB } from './db/database';
+import { type DB, pingDatabase } from './db/database';
 
 /** What /readyz asks, each a promise that rejects when that backend cannot serve. */
 export interface ReadinessChecks {
@@ -66,7 +65,7 @@ export function readinessOf(checks: ReadinessChecks, clock: () => number = Date.
 const stopping = new WeakSet<FastifyInstance>();
 export const markStopping = (app: FastifyInstance) => void stopping.add(app);
 
-export const databaseCheck = (db: DB) => () => sql`select 1`.execute(db);
+export const databaseCheck = (db: DB) => () => pingDatabase(db);
 
 /**
  * Probes for a load balancer or an orchestrator (docs/deploy.md): `/livez` says the process

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import type { Transaction } from 'kysely';
 import type { AssetableType } from '../../shared/api/me';
 import type { FileTypeInfo } from '../../shared/assets/file-types';
-import type { AssetRow, Database } from '../db/schema';
+import type { DbTransaction } from '../db/database';
+import type { AssetRow } from '../db/schema';
 import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
 import { isPhotoChecked, type PhotoQuality } from '../../shared/assets/photo-quality';
 import { measureStoredPhoto } from '../media/photo-quality';
@@ -177,7 +177,7 @@ export async function commitAsset(
   ctx: PlatformContext,
   request: FastifyRequest,
   { input, entity, staged, sniffed, name, meta }: AssetToCommit,
-  inTransaction: (trx: Transaction<Database>, response: StoredResponse, row: AssetRow) => Promise<void>,
+  inTransaction: (trx: DbTransaction, response: StoredResponse, row: AssetRow) => Promise<void>,
 ): Promise<Created> {
   const fileType = input.fileType;
   const caller = request.caller;

@@ -11,6 +11,7 @@ import {
   sql,
   type Compilable,
   type Migration,
+  type Transaction,
 } from 'kysely';
 import pg from 'pg';
 import type { PlatformConfig } from '../env';
@@ -51,6 +52,13 @@ export function migrationsFor(dialect: Dialect, before?: string): Record<string,
 }
 
 export type DB = Kysely<Database>;
+/** A transaction, as the feature folders pass one around (they never import kysely themselves). */
+export type DbTransaction = Transaction<Database>;
+
+/** The cheapest question the database answers: whether it answers (readiness). */
+export async function pingDatabase(db: DB): Promise<void> {
+  await sql`select 1`.execute(db);
+}
 
 /**
  * Kysely prepares every query anew; preparing costs as much as running a small query here. Kysely's

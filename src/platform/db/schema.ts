@@ -210,6 +210,9 @@ export interface IdempotencyKeysTable {
  * Every decision on an accreditation and every change to its files, append-only: no code updates or
  * deletes a row, and triggers refuse it in the database (migration 0003).
  */
+/** A row of the history as written (its id and time filled in by the database where not given). */
+export type NewAccreditationHistoryRow = Insertable<AccreditationHistoryTable>;
+
 export interface AccreditationHistoryTable {
   id: Generated<number>;
   accreditation_id: number;

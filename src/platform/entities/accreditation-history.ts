@@ -1,10 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Insertable } from 'kysely';
 import type { HistoryEntry } from '../../shared/api/accreditations';
 import type { HistoryAction } from '../../shared/api/review';
 import type { DB } from '../db/database';
 import { decisionFileRows, historyPageRows } from '../db/repositories/entities';
-import type { AccreditationHistoryTable, AssetRow } from '../db/schema';
+import type { AssetRow, NewAccreditationHistoryRow } from '../db/schema';
 import { pageOf, type Page } from '../paging';
 
 /**
@@ -45,7 +44,7 @@ export function fileHistoryEntries(
   after: AssetRow | undefined,
   actorId: number,
   at: number,
-): Insertable<AccreditationHistoryTable>[] {
+): NewAccreditationHistoryRow[] {
   const file = (after ?? before)!;
   return fileChangeActions(before, after).map(({ action, previousName }) => ({
     accreditation_id: file.assetable_id,
