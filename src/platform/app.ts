@@ -7,7 +7,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import { apiPaths } from '../shared/api/paths';
 import type { PlatformContext } from './context';
 import { openDatabase, poolOf } from './db/database';
-import { seedDemoData } from './db/demo-seed';
+import { seedDemoData } from './cli/demo-seed';
 import { checkServerConfig, type PlatformConfig } from './env';
 import { installErrorHandling } from './errors';
 import { databaseCheck, healthRoutes } from './health';

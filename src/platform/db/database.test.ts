@@ -8,7 +8,7 @@ import type { PlatformContext } from '../context';
 import { findEntity } from '../entities/entities';
 import { configFor } from '../env';
 import { type DB, openDatabase, preparedRead } from './database';
-import { seedDemoData } from './demo-seed';
+import { seedDemoData } from '../cli/demo-seed';
 import { assetById, assetWithOwnerById } from './repositories/assets';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));

@@ -55,6 +55,25 @@ export type DB = Kysely<Database>;
 /** A transaction, as the feature folders pass one around (they never import kysely themselves). */
 export type DbTransaction = Transaction<Database>;
 
+/** The advisory lock of filling an empty database (any number no other lock of ours uses). */
+const emptyDatabaseLockKey = 7_240_315;
+
+/**
+ * Runs `fill` in one transaction if the database has no user yet, and answers whether it ran.
+ * Instances started side by side on one empty PostgreSQL would all find it empty: one fills it, the
+ * others wait on the advisory lock and then find its users.
+ */
+export async function whileEmpty(db: DB, fill: (trx: DbTransaction) => Promise<void>): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (dialectOf(db) === 'postgres')
+      await sql`select pg_advisory_xact_lock(${emptyDatabaseLockKey})`.execute(trx);
+    const existing = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+    if (existing) return false;
+    await fill(trx);
+    return true;
+  });
+}
+
 /** The cheapest question the database answers: whether it answers (readiness). */
 export async function pingDatabase(db: DB): Promise<void> {
   await sql`select 1`.execute(db);

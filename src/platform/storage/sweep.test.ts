@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DB, openDatabase } from '../db/database';
-import { seedDemoData } from '../db/demo-seed';
+import { seedDemoData } from '../cli/demo-seed';
 import { configFor } from '../env';
 import { type StoreUnderTest, storesUnderTest } from '../testing/blob-stores';
 import type { BlobStore } from './blob-store';

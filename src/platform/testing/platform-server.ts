@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildPlatform, type PlatformOptions } from '../app';
-import { webClientId } from '../db/demo-seed';
+import { webClientId } from '../cli/demo-seed';
 import { configFor, type PlatformConfig } from '../env';
 import { createClient } from '../oauth/clients';
 import { openDatabase } from '../db/database';

@@ -4,7 +4,7 @@ import { testBackend, type TestBackend } from '../testing/backends';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from './database';
+import { openDatabase } from '../db/database';
 import { seedDemoData } from './demo-seed';
 
 const dataDirs: string[] = [];

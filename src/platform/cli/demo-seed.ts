@@ -4,14 +4,13 @@ import type { PlatformConfig } from '../env';
 import { openAccreditation } from '../entities/accreditations';
 import { createClient } from '../oauth/clients';
 import { createUser } from '../users/users';
-import { sql } from 'kysely';
-import { type DB, dialectOf } from './database';
+import { type DB, whileEmpty } from '../db/database';
 import {
   insertIndicationOfInterest,
   insertInvestment,
   insertProduct,
   insertTeamMember,
-} from './repositories/entities';
+} from '../db/repositories/entities';
 
 export const webClientId = 'asset-manager';
 
@@ -20,19 +19,8 @@ export const webClientId = 'asset-manager';
  * the web app's OAuth client, whose secret is written to DATA_DIR/web-client.json for `npm start`.
  */
 export async function seedDemoData(db: DB, config: PlatformConfig, now = Date.now()): Promise<boolean> {
-  // Instances started side by side on one empty PostgreSQL would both find it empty: one seeds, the
-  // others wait for it and then find its users.
-  return db.transaction().execute(async (trx) => {
-    if (dialectOf(db) === 'postgres') await sql`select pg_advisory_xact_lock(${seedLockKey})`.execute(trx);
-    const existing = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
-    if (existing) return false;
-    await seed(trx, config, now);
-    return true;
-  });
+  return whileEmpty(db, (trx) => seed(trx, config, now));
 }
-
-/** The advisory lock of the demo seed (any number no other lock of ours uses). */
-const seedLockKey = 7_240_315;
 
 async function seed(db: DB, config: PlatformConfig, now: number) {
   const password = config.demoPassword;
