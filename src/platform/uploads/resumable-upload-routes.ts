@@ -86,6 +86,13 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
       });
       return {};
     },
+    // tus answers its own errors; those that are no protocol answer (a store or lock failing) are
+    // logged as ours are.
+    onResponseError: (req, error) => {
+      if (!('status_code' in error) || error.status_code >= 500)
+        handedOrNot(req)?.request.log.error({ err: error }, 'resumable upload request failed');
+      return undefined;
+    },
     onUploadFinish: async (req, upload) => {
       const { request } = handedOf(req);
       try {
@@ -101,6 +108,11 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
   tus.on(EVENTS.POST_TERMINATE, (_req: unknown, _res: unknown, id: string) => {
     deleteResumableUpload(ctx.db, id).catch(() => {});
   });
+
+  function handedOrNot(req: unknown): Handed | undefined {
+    const raw = nodeRequestOf(req);
+    return raw && handed.get(raw);
+  }
 
   function handedOf(req: unknown): Handed {
     const raw = nodeRequestOf(req);
