@@ -188,6 +188,29 @@ describe('tus at /v2/core/uploads', () => {
     expect((await fetch(url, { headers: bearer(issuer) })).status).toBe(409);
   });
 
+  it('answers a PATCH at the wrong offset 409, and one with more bytes than Upload-Length 413', async () => {
+    const created = await create(issuer, deckFields(), 100);
+    const url = new URL(created.headers.get('location')!, platform.url).href;
+    const patch = (offset: number, bytes: number) =>
+      fetch(url, {
+        method: 'PATCH',
+        headers: {
+          ...bearer(issuer),
+          'tus-resumable': '1.0.0',
+          'upload-offset': String(offset),
+          'content-type': 'application/offset+octet-stream',
+        },
+        body: new Uint8Array(bytes),
+      });
+    expect((await patch(50, 10)).status).toBe(409);
+    expect((await patch(0, 200)).status).toBe(413);
+    const head = await fetch(url, {
+      method: 'HEAD',
+      headers: { ...bearer(issuer), 'tus-resumable': '1.0.0' },
+    });
+    expect(head.headers.get('upload-offset')).toBe('0');
+  });
+
   it('ends an upload whose bytes the slot does not take with 415, keeping nothing', async () => {
     const html = Buffer.from('<html><script>alert(1)</script></html>'.padEnd(2000, ' '));
     const { done, upload } = tusUpload(platform.url, issuer, html, deckFields());
