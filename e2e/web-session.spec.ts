@@ -333,5 +333,7 @@ test('the proxy finds everything our platform offers and lets the app call it di
     revoke: true,
     idempotencyKey: true,
     ifMatch: true,
+    // OPTIONS /v2/core/uploads answers Tus-Resumable.
+    resumableUploads: true,
   });
 });
