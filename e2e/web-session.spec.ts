@@ -333,7 +333,7 @@ test('the proxy finds everything our platform offers and lets the app call it di
     revoke: true,
     idempotencyKey: true,
     ifMatch: true,
-    // Not probed yet: the app finds out by trying.
-    resumableUploads: null,
+    // OPTIONS /v2/core/uploads answers Tus-Resumable.
+    resumableUploads: true,
   });
 });

@@ -3,7 +3,9 @@
  * ours (POST /v2/core/assets, multipart: type sniffed, sha256 on the fly, file and folder fsynced,
  * the row committed with synchronous = FULL) against
  *   @tus/server + @tus/file-store (a creation POST, then one PATCH with the bytes; no fsync), and
- *   Fastify + @fastify/multipart writing the file part to disk with fsync (scripts/bench/servers.ts).
+ *   Fastify + @fastify/multipart writing the file part to disk with fsync (scripts/bench/servers.ts);
+ * and "ours (tus)" (issue 32: a creation POST then one PATCH to /v2/core/uploads, which the platform
+ * stores, then copies into its blob store and makes the asset of, as POST does) against @tus/server.
  * 1 MB: 4 loops uploading for 2 s per round; 50 MB: 2 uploads one after another per round.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -108,6 +110,39 @@ export async function benchUploads(
       },
     },
     {
+      name: 'ours (tus)',
+      pid: ours.pid,
+      async upload(file) {
+        const created = await send(
+          `${ours.platformUrl}/v2/core/uploads`,
+          'POST',
+          {
+            authorization: `Bearer ${ours.token}`,
+            'tus-resumable': '1.0.0',
+            'upload-length': String(file.length),
+            'upload-metadata': Object.entries({ ...fields, name: 'deck.pdf' })
+              .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+              .join(','),
+          },
+          [],
+        );
+        if (created.status !== 201 || !created.location)
+          throw new Error(`our tus creation answered ${created.status}`);
+        const { status } = await send(
+          new URL(created.location, ours.platformUrl).href,
+          'PATCH',
+          {
+            authorization: `Bearer ${ours.token}`,
+            'tus-resumable': '1.0.0',
+            'upload-offset': '0',
+            'content-type': 'application/offset+octet-stream',
+          },
+          [file],
+        );
+        if (status !== 200) throw new Error(`our tus PATCH answered ${status}`);
+      },
+    },
+    {
       name: '@tus/server',
       pid: tus.pid!,
       async upload(file) {
@@ -155,13 +190,17 @@ export async function benchUploads(
     const loads = sides.map(() => [] as UploadLoad[]);
     for (let i = 0; i < rounds; i++)
       for (const [s, side] of sides.entries()) loads[s]!.push(await uploadLoad(side, file, options));
-    const [oursLoads, ...peerLoads] = loads as [UploadLoad[], ...UploadLoad[][]];
-    for (const [p, peer] of peerLoads.entries()) {
-      const name = sides[p + 1]!.name;
+    const [postLoads, tusLoads, ...peerLoads] = loads as [UploadLoad[], UploadLoad[], ...UploadLoad[][]];
+    // Ours by POST against each peer; ours by tus against @tus/server alone (the same protocol).
+    const pairs = [
+      ...peerLoads.map((peer, p) => ({ oursLoads: postLoads, peer, name: sides[p + 2]!.name, ourName: '' })),
+      { oursLoads: tusLoads, peer: peerLoads[0]!, name: sides[2]!.name, ourName: ' (ours by tus)' },
+    ];
+    for (const { oursLoads, peer, name, ourName } of pairs) {
       rows.push(
         {
           id: 'Peer-2',
-          measure: `${label} upload, MB/s`,
+          measure: `${label} upload, MB/s${ourName}`,
           ours: median(oursLoads.map((l) => l.megabytesPerSecond)).toFixed(0),
           peer: `${name} ${median(peer.map((l) => l.megabytesPerSecond)).toFixed(0)}`,
           ...roundRatios(oursLoads.map((o, i) => o.megabytesPerSecond / peer[i]!.megabytesPerSecond)),
@@ -169,7 +208,7 @@ export async function benchUploads(
         },
         {
           id: 'Peer-2',
-          measure: `${label} upload, server CPU per upload (ms): peer ÷ ours`,
+          measure: `${label} upload, server CPU per upload (ms): peer ÷ ours${ourName}`,
           ours: (median(oursLoads.map((l) => l.cpuMicrosPerUpload)) / 1000).toFixed(1),
           peer: `${name} ${(median(peer.map((l) => l.cpuMicrosPerUpload)) / 1000).toFixed(1)}`,
           ...roundRatios(oursLoads.map((o, i) => peer[i]!.cpuMicrosPerUpload / o.cpuMicrosPerUpload)),

@@ -12,6 +12,8 @@
  *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
+ *   R1–R3 resumable (tus) uploads: resumed bytes, MB/s beside POST, RSS of 8 at once:
+ *       scripts/bench/resumable.ts (BENCH_ONLY=resumable)
  * With BENCH_BACKEND=postgres, the same run adds the scale-out backends (issue 15), each on a
  * PostgreSQL database, an s3rver bucket and Redis keys of its own, removed after:
  *   S1s–S5s S1–S5 on PostgreSQL + S3 + Redis beside SQLite + files: scripts/bench/scaled.ts
@@ -28,11 +30,17 @@ import { cpuRow, issuerToken, type Load, load, median, printRows, roundRatios, w
 import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
+import { benchResumable } from './resumable';
 import { benchScaled } from './scaled';
 import { benchThumbnails } from './thumbnails';
 import { type UploadResult, upload, uploadLogo, writeUploadFile } from './upload';
 import { benchWebVitals } from './web-vitals';
 
+// R1–R3 bring their own platform; BENCH_ONLY=resumable runs only them.
+if (process.env.BENCH_ONLY === 'resumable') {
+  printRows(await benchResumable());
+  process.exit(0);
+}
 // S6–S7 bring their own servers; BENCH_ONLY=renditions runs only them.
 if (process.env.BENCH_ONLY === 'renditions') {
   printRows(await benchRenditions());
@@ -185,4 +193,5 @@ if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
+if (!process.env.BENCH_ONLY) printRows(await benchResumable());
 if (!process.env.BENCH_ONLY && scaleOut) await benchScaleOut();

@@ -839,6 +839,8 @@ describe('P1: the secret and the tokens stay out of logs and answers', () => {
         review: null,
         reviewHistory: null,
         offerings: null,
+        // The probe stub says nothing of tus: unknown, until a probe finds it.
+        resumableUploads: null,
         refreshGrant: true,
         revoke: true,
         idempotencyKey: true,

@@ -71,3 +71,25 @@ export async function plantRendition(platform: Stored, path: string) {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, 'x');
 }
+
+/**
+ * What the tus store keeps of one resumable upload: its files under DATA_DIR/resumable-uploads, or
+ * its objects and unfinished multipart upload in the bucket (@tus/s3-store: `<id>`, `<id>.info`,
+ * `<id>.part`).
+ */
+export async function resumableUploadTraces(platform: Stored, id: string): Promise<string[]> {
+  const { blobStore } = platform.config;
+  if (blobStore.kind === 's3') {
+    const client = createS3Client(blobStore);
+    try {
+      const { objects, uploads } = await bucketContents(client, blobStore.bucket);
+      return [...objects, ...uploads.map((key) => `upload:${key}`)].filter((key) =>
+        key.replace(/^upload:/, '').startsWith(id),
+      );
+    } finally {
+      client.destroy();
+    }
+  }
+  const root = join(platform.dataDir, 'resumable-uploads');
+  return existsSync(root) ? readdirSync(root).filter((file) => file.startsWith(id)) : [];
+}

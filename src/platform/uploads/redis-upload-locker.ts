@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 /** Held this long without renewal, so that an instance that dies lets go of its uploads soon. */
 const leaseMs = 15_000;
 /** How long a second request for the same upload waits for the lock before it gives up (423). */
-const acquireTimeoutMs = 10_000;
+const defaultAcquireTimeoutMs = 10_000;
 const pollMs = 100;
 
 /** Deletes the lock only if it is still ours (a lease that ran out may be another's now). */
@@ -28,12 +28,14 @@ export class RedisUploadLocker implements Locker {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
+    private readonly acquireTimeoutMs = defaultAcquireTimeoutMs,
   ) {}
 
   newLock(id: string): Lock {
     const key = `${this.prefix}tus-lock:${id}`;
     const token = randomBytes(16).toString('hex');
     const redis = this.redis;
+    const acquireTimeoutMs = this.acquireTimeoutMs;
     let renewal: NodeJS.Timeout | undefined;
     return {
       async lock(signal: AbortSignal, _requestRelease: RequestRelease) {

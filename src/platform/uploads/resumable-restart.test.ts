@@ -4,9 +4,9 @@ import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { childPlatformFixture } from '../testing/child-platform';
 import { pdf, sha256 } from '../testing/files';
 import { bearer, tokensFor, type TestPlatform } from '../testing/platform-server';
-import { tusUpload } from '../testing/tus-client';
+import { tusTestEnv, tusUpload } from '../testing/tus-client';
 
-const child = childPlatformFixture('platform-tus-restart-', {});
+const child = childPlatformFixture('platform-tus-restart-', tusTestEnv());
 afterAll(() => child.dispose());
 
 it('continues an upload after the platform is killed and started again mid-way, from the bytes it kept', async () => {

@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { EVENTS, type Upload } from '@tus/utils';
 import { Server } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { problemSchema } from '../../shared/api/problem';
+import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { resumableUploadsPath, tusVersion } from '../../shared/api/resumable-uploads';
 import { maxBytesFor } from '../../shared/assets/file-types';
 import type { PlatformContext } from '../context';
@@ -86,6 +89,13 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
       });
       return {};
     },
+    // tus answers its own errors; those that are no protocol answer (a store or lock failing) are
+    // logged as ours are.
+    onResponseError: (req, error) => {
+      if (!('status_code' in error) || error.status_code >= 500)
+        handedOrNot(req)?.request.log.error({ err: error }, 'resumable upload request failed');
+      return undefined;
+    },
     onUploadFinish: async (req, upload) => {
       const { request } = handedOf(req);
       try {
@@ -101,6 +111,11 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
   tus.on(EVENTS.POST_TERMINATE, (_req: unknown, _res: unknown, id: string) => {
     deleteResumableUpload(ctx.db, id).catch(() => {});
   });
+
+  function handedOrNot(req: unknown): Handed | undefined {
+    const raw = nodeRequestOf(req);
+    return raw && handed.get(raw);
+  }
 
   function handedOf(req: unknown): Handed {
     const raw = nodeRequestOf(req);
@@ -187,12 +202,37 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
 
   const admitUpload = async (request: FastifyRequest, reply: FastifyReply) => guard.admit(request, reply);
   const hidden = { schema: { hide: true } };
+  // The OpenAPI document describes the tus requests (api.md); @tus/server answers them.
+  const tusDoc = (summary: string, description: string, statuses: number[], extra = {}) => ({
+    schema: {
+      summary,
+      description,
+      tags: ['uploads'],
+      ...extra,
+      response: Object.fromEntries(statuses.map((s) => [s, problemSchema])),
+    },
+  });
+  const idParam = z.object({ id: z.string() });
 
   // Discovery: no token needed (bearer.ts lets OPTIONS through); CORS preflights are answered here too.
-  app.options(resumableUploadsPath, hidden, (request, reply) => handToTus(request, reply));
+  app.options(
+    resumableUploadsPath,
+    tusDoc(
+      'tus discovery (resumable uploads)',
+      'No token. Answers 204 with `Tus-Resumable: 1.0.0`, `Tus-Version`, `Tus-Extension` (creation, creation-with-upload, termination, expiration) and `Tus-Max-Size`; also the CORS preflight of tus requests.',
+      [],
+    ),
+    (request, reply) => handToTus(request, reply),
+  );
   app.options(`${resumableUploadsPath}/:id`, hidden, (request, reply) => handToTus(request, reply));
 
-  app.post(resumableUploadsPath, { ...hidden, onRequest: admitUpload }, async (request, reply) => {
+  const creationDoc = tusDoc(
+    'Create a resumable upload (tus creation, creation-with-upload)',
+    '`Upload-Length` and `Upload-Metadata` (base64 values: `file_type`, `assetable_type`, `assetable_id`, `name` or `filename`, `meta` as JSON, `private`, `content_type`), checked as `POST /v2/core/assets` checks its form, before any byte. 201 with a relative `Location` and `Upload-Expires`; with `Content-Type: application/offset+octet-stream` the body carries the first bytes.',
+    [401, 403, 404, 413, 415, 422, 429],
+    { security: [{ bearer: [] }] },
+  );
+  app.post(resumableUploadsPath, { ...creationDoc, onRequest: admitUpload }, async (request, reply) => {
     const metadata = checkUploadMetadata(request.headers, ctx.config.maxUploadBytes);
     await writableEntity(ctx, request, metadata.input);
     await handToTus(request, reply, metadata);
@@ -201,7 +241,12 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
   app.route({
     method: ['HEAD', 'PATCH', 'DELETE'],
     url: `${resumableUploadsPath}/:id`,
-    ...hidden,
+    ...tusDoc(
+      'Continue, inspect or give up a resumable upload (tus HEAD, PATCH, DELETE)',
+      '`HEAD`: `Upload-Offset` and `Upload-Length`. `PATCH` (`Content-Type: application/offset+octet-stream`, `Upload-Offset`): the bytes from there; 409 at another offset, 413 past `Upload-Length`, 423 while another request writes it. The `PATCH` with the last byte makes the asset as `POST /v2/core/assets` does and answers 200 `{"asset": …}` (415 and nothing kept when the bytes are of a type the slot does not take). `DELETE`: 204, the bytes go. Another user\'s upload is 404; an expired one 410.',
+      [401, 404, 409, 410, 413, 415, 422, 423],
+      { security: [{ bearer: [] }], params: idParam },
+    ),
     onRequest: (request, reply, done) => {
       if (request.method !== 'PATCH') return done();
       guard.admit(request, reply).then(() => done(), done);
@@ -232,7 +277,21 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
     },
   });
 
-  app.get(`${resumableUploadsPath}/:id`, { ...hidden, exposeHeadRoute: false }, async (request) => {
+  const getDoc = {
+    schema: {
+      summary: 'The asset a resumable upload made',
+      description:
+        'For a client whose final `PATCH` answer was lost: `{"asset": …}` once the last byte is in; 409 `upload_incomplete` before.',
+      tags: ['uploads'],
+      security: [{ bearer: [] }],
+      params: idParam,
+      response: {
+        200: assetEnvelopeSchema,
+        ...Object.fromEntries([401, 404, 409, 410].map((s) => [s, problemSchema])),
+      },
+    },
+  };
+  app.get(`${resumableUploadsPath}/:id`, { ...getDoc, exposeHeadRoute: false }, async (request) => {
     const row = await ownUpload(request);
     if (row.asset_id === null)
       throw new ApiError(

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meSchema } from '../../shared/api/me';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
 import { resumableUploadsPath } from '../../shared/api/resumable-uploads';
 import { multipartBody, pdf, png, sha256 } from '../testing/files';
 import { bearer, startPlatform, tokensFor, type TestPlatform } from '../testing/platform-server';
+import { resumableUploadTraces } from '../testing/stored-files';
 import { startTcpProxy } from '../testing/tcp-proxy';
-import { tusUpload } from '../testing/tus-client';
+import { tusTestEnv, tusUpload } from '../testing/tus-client';
 
 let platform: TestPlatform;
 let issuer: string;
@@ -17,7 +16,7 @@ let admin: string;
 let productId: number;
 
 beforeAll(async () => {
-  platform = await startPlatform();
+  platform = await startPlatform(tusTestEnv());
   issuer = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   investor = (await tokensFor(platform, 'investor@demo.test')).access_token;
   admin = (await tokensFor(platform, 'admin@demo.test')).access_token;
@@ -58,7 +57,8 @@ const create = (token: string | undefined, fields: Record<string, string>, lengt
     },
   });
 
-const tusFiles = () => readdirSync(join(platform.dataDir, 'resumable-uploads'));
+const traces = (id: string, of: TestPlatform = platform) => resumableUploadTraces(of, id);
+const idOf = (uploadUrl: string) => uploadUrl.split('/').pop()!;
 
 describe('tus at /v2/core/uploads', () => {
   it('answers the discovery OPTIONS without a token', async () => {
@@ -109,8 +109,7 @@ describe('tus at /v2/core/uploads', () => {
     ).json()) as { url: string };
     expect(sha256(Buffer.from(await (await fetch(download.url)).arrayBuffer()))).toBe(sha256(bytes));
     // The asset has its copy; the upload's bytes are gone.
-    const id = result.uploadUrl.split('/').pop()!;
-    expect(tusFiles().filter((file) => file.startsWith(id))).toEqual([]);
+    expect(await traces(idOf(result.uploadUrl))).toEqual([]);
   });
 
   it('answers a repeated final PATCH (its answer lost) and HEAD with the same asset', async () => {
@@ -152,7 +151,6 @@ describe('tus at /v2/core/uploads', () => {
       [issuer, { ...deckFields(), file_type: 'logo' }, 30 * 1024 * 1024, {}, 413, 'file_too_large'],
       [issuer, { ...deckFields(), content_type: 'text/html' }, bytes.length, {}, 415, 'unsupported_content'],
     ];
-    const before = tusFiles().length;
     for (const [token, fields, length, extra, status, code] of cases) {
       const response = await create(token, fields, length, extra);
       expect(response.status, `${code}: ${await response.clone().text()}`).toBe(status);
@@ -160,7 +158,6 @@ describe('tus at /v2/core/uploads', () => {
       expect(((await response.json()) as { code: string }).code).toBe(code);
       expect(response.headers.get('location')).toBeNull();
     }
-    expect(tusFiles().length).toBe(before);
   });
 
   it("answers 404 for another user's upload, whatever the method", async () => {
@@ -191,12 +188,34 @@ describe('tus at /v2/core/uploads', () => {
     expect((await fetch(url, { headers: bearer(issuer) })).status).toBe(409);
   });
 
+  it('answers a PATCH at the wrong offset 409, and one with more bytes than Upload-Length 413', async () => {
+    const created = await create(issuer, deckFields(), 100);
+    const url = new URL(created.headers.get('location')!, platform.url).href;
+    const patch = (offset: number, bytes: number) =>
+      fetch(url, {
+        method: 'PATCH',
+        headers: {
+          ...bearer(issuer),
+          'tus-resumable': '1.0.0',
+          'upload-offset': String(offset),
+          'content-type': 'application/offset+octet-stream',
+        },
+        body: new Uint8Array(bytes),
+      });
+    expect((await patch(50, 10)).status).toBe(409);
+    expect((await patch(0, 200)).status).toBe(413);
+    const head = await fetch(url, {
+      method: 'HEAD',
+      headers: { ...bearer(issuer), 'tus-resumable': '1.0.0' },
+    });
+    expect(head.headers.get('upload-offset')).toBe('0');
+  });
+
   it('ends an upload whose bytes the slot does not take with 415, keeping nothing', async () => {
     const html = Buffer.from('<html><script>alert(1)</script></html>'.padEnd(2000, ' '));
     const { done, upload } = tusUpload(platform.url, issuer, html, deckFields());
     await expect(done).rejects.toThrow(/415.*unsupported_content/);
-    const id = upload.url!.split('/').pop()!;
-    expect(tusFiles().filter((file) => file.startsWith(id))).toEqual([]);
+    expect(await traces(idOf(upload.url!))).toEqual([]);
     const head = await fetch(upload.url!, {
       method: 'HEAD',
       headers: { ...bearer(issuer), 'tus-resumable': '1.0.0' },
@@ -236,7 +255,7 @@ describe('tus at /v2/core/uploads', () => {
 describe('expiry', () => {
   let short: TestPlatform;
   beforeAll(async () => {
-    short = await startPlatform({ RESUMABLE_UPLOAD_EXPIRY_MS: '1500' });
+    short = await startPlatform({ ...tusTestEnv(), RESUMABLE_UPLOAD_EXPIRY_MS: '1500' });
   });
   afterAll(() => short.close());
 
@@ -258,9 +277,8 @@ describe('expiry', () => {
     const expires = Date.parse(created.headers.get('upload-expires')!);
     expect(expires).toBeGreaterThan(Date.now() - 1000);
     const url = new URL(created.headers.get('location')!, short.url).href;
-    const id = url.split('/').pop()!;
-    const files = () => readdirSync(join(short.dataDir, 'resumable-uploads')).filter((f) => f.startsWith(id));
-    expect(files().length).toBeGreaterThan(0);
+    const files = () => traces(idOf(url), short);
+    expect((await files()).length).toBeGreaterThan(0);
 
     // Polled: the sweep runs every tenth of the expiry; a busy machine may take longer.
     const deadline = Date.now() + 30_000;
@@ -268,10 +286,10 @@ describe('expiry', () => {
     while (Date.now() < deadline) {
       status = (await fetch(url, { method: 'HEAD', headers: { ...bearer(token), 'tus-resumable': '1.0.0' } }))
         .status;
-      if (status === 404 && files().length === 0) break;
+      if (status === 404 && (await files()).length === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(status).toBe(404);
-    expect(files()).toEqual([]);
+    expect(await files()).toEqual([]);
   });
 });
