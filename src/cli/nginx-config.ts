@@ -72,7 +72,7 @@ ${instances.map((p) => server(p, down.includes(p))).join('\n')}
       include ${resolve('deploy/nginx/asset-manager-proxy.conf')};${extra ? `\n      ${extra}` : ''}
     }
   }`;
-  return `# Written at each start; the settings that matter are in deploy/nginx.
+  return `# Written by its program (npm run cluster: at its start and at each change of rotation); the settings that matter are in deploy/nginx.
 daemon off;
 worker_processes ${workers};
 pid ${join(prefix, 'nginx.pid')};

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeReadiness, rotationFrom } from './rotation';
+import { probeReadiness, rotationFrom, steadyStates } from './rotation';
 
 describe('rotationFrom', () => {
   it('takes out only the instances that take connections and cannot serve', () => {
@@ -10,6 +10,32 @@ describe('rotationFrom', () => {
 
   it('keeps every instance in when none is ready: their own 503s are better than nginx’s 502', () => {
     expect(rotationFrom(['not_ready', 'not_ready', 'refusing'])).toEqual([true, true, true]);
+  });
+});
+
+describe('steadyStates', () => {
+  it('takes an instance out after two failed probes in a row, and back after two passes', () => {
+    const steady = steadyStates(1);
+    const seen = (
+      ['not_ready', 'ready', 'not_ready', 'not_ready', 'ready', 'not_ready', 'ready', 'ready'] as const
+    ).map((state) => steady([state])[0]);
+    expect(seen).toEqual([
+      'ready',
+      'ready',
+      'ready',
+      'not_ready',
+      'not_ready',
+      'not_ready',
+      'not_ready',
+      'ready',
+    ]);
+  });
+
+  it('puts an instance back at once when it refuses connections: nginx passes it over by itself', () => {
+    const steady = steadyStates(1);
+    steady(['not_ready']);
+    expect(steady(['not_ready'])).toEqual(['not_ready']);
+    expect(steady(['refusing'])).toEqual(['refusing']);
   });
 });
 

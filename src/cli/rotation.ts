@@ -68,14 +68,37 @@ export async function probeReadiness(url: string, timeoutMs: number): Promise<Pr
 export const rotationFrom = (states: readonly Probe['state'][]): boolean[] =>
   states.includes('ready') ? states.map((state) => state !== 'not_ready') : states.map(() => true);
 
+/**
+ * Each member's state as the rotation takes it: `not_ready` only after `toLeave` such probes in a
+ * row, and once out, back only after `toReturn` passes in a row (or at once when it refuses
+ * connections, which nginx sees by itself). One slow /readyz on a busy machine then neither takes an
+ * instance out nor puts it back: each change is a reload, and each reload costs clients (above).
+ */
+export function steadyStates(count: number, { toLeave = 2, toReturn = 2 } = {}) {
+  const streaks = Array.from({ length: count }, () => ({ state: 'ready' as Probe['state'], length: 0 }));
+  const out = Array.from({ length: count }, () => false);
+  return (states: readonly Probe['state'][]): Probe['state'][] =>
+    states.map((state, i) => {
+      const streak = streaks[i]!;
+      streak.length = streak.state === state ? streak.length + 1 : 1;
+      streak.state = state;
+      if (!out[i]) out[i] = state === 'not_ready' && streak.length >= toLeave;
+      else out[i] = !(state === 'refusing' || (state === 'ready' && streak.length >= toReturn));
+      if (out[i]) return 'not_ready';
+      // Not ready for too short a time to count: still served.
+      return state === 'not_ready' ? 'ready' : state;
+    });
+}
+
 /** Polls every member's /readyz until stopped; calls `apply` whenever the rotation changes. */
 export function watchRotation({ members, intervalMs = 500, timeoutMs = 3000, apply }: RotationOptions) {
   let current = members.map(() => true);
+  const steady = steadyStates(members.length);
   let stopped = false;
   const done = (async () => {
     while (!stopped) {
       const probes = await Promise.all(members.map(({ url }) => probeReadiness(url, timeoutMs)));
-      const next = rotationFrom(probes.map(({ state }) => state));
+      const next = rotationFrom(steady(probes.map(({ state }) => state)));
       if (!stopped && next.some((inRotation, i) => inRotation !== current[i])) {
         await apply(next, probes);
         current = next;

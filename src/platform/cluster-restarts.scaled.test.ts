@@ -187,7 +187,12 @@ describe('three instances behind nginx, supervised by npm run cluster', () => {
 
     // Every request is accounted for, and none failed.
     const failed = load.outcomes.filter(({ failure }) => failure !== undefined);
-    expect(failed).toEqual([]);
+    // With what the instances logged of them, to tell why.
+    const logged = cluster
+      .instanceLog()
+      .split('\n')
+      .filter((line) => failed.some(({ requestId }) => requestId && line.includes(requestId)));
+    expect({ failed, logged }).toEqual({ failed: [], logged: [] });
     const count = (kind: Outcome['kind']) => load.outcomes.filter((o) => o.kind === kind).length;
     console.info(
       `rolling restart under load: ${load.outcomes.length} requests (${count('create')} creates, ` +

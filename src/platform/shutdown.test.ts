@@ -42,6 +42,9 @@ describe('SIGTERM', () => {
     await expect.poll(() => answers(platform.url)).toBe(false);
     const answer = await upload;
     expect(answer.status).toBe(201);
+    // Its connection closes with the answer, said in it: a load balancer keeping connections alive
+    // sends no further request on one that the instance is about to close.
+    expect(answer.headers.get('connection')).toBe('close');
     const { asset } = (await answer.json()) as { asset: { id: number } };
     expect(await graceful.exited()).toBe(0);
     // Once the upload ended, not at the end of the 30 s grace.

@@ -8,9 +8,9 @@ const idleSweepMs = 250;
 /**
  * SIGTERM (or SIGINT) stops the instance gracefully: /readyz answers 503 at once, the port takes no
  * new connection, and the requests in flight, uploads and downloads included, run to their end
- * within `graceMs`; each connection is closed as soon as its request is answered. Then the platform
- * closes (renders stop, their thumbnails left pending; the database and Redis let go) and the
- * process exits. The end of the grace, or a second signal, cuts what is still in flight.
+ * within `graceMs`; each connection is closed as soon as its request is answered, and the answer
+ * says so (`Connection: close`). Then the platform closes (renders stop, their thumbnails left
+ * pending; the database and Redis let go) and the process exits. The end of the grace, or a second signal, cuts what is still in flight.
  */
 export function stopOnSignals(app: FastifyInstance, graceMs: number) {
   let cut: (() => void) | undefined;

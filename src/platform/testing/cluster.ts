@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +46,8 @@ export interface TestCluster {
   state(): ClusterState;
   /** nginx's access log as it is now. */
   accessLog(): string;
+  /** What the instances wrote on their standard output (their JSON log lines) so far. */
+  instanceLog(): string;
   /** The web app's client, made by the first instance's demo data. */
   webClient: TestPlatform['webClient'];
   /** `url` (nginx or an instance) as the sign-in helpers take a platform: its address and client. */
@@ -71,6 +73,8 @@ export async function startCluster(
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
+  // The instances' log lines (they inherit the program's standard output), for a failure to show.
+  const log = openSync(join(dir, 'instances.log'), 'a');
   const program = spawn(process.execPath, ['--import', 'tsx', 'src/cli/cluster.ts', '--no-web'], {
     env: {
       ...process.env,
@@ -79,8 +83,9 @@ export async function startCluster(
       CLUSTER_PORT: String(await freePortRun(instances + 1)),
       CLUSTER_INSTANCES: String(instances),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   });
+  closeSync(log);
   const stateFile = join(dir, 'cluster.json');
   const state = () => JSON.parse(readFileSync(stateFile, 'utf8')) as ClusterState;
   const stop = async () => {
@@ -116,6 +121,7 @@ export async function startCluster(
     program,
     state,
     accessLog: () => readFileSync(join(dir, 'nginx', 'access.log'), 'utf8'),
+    instanceLog: () => readFileSync(join(dir, 'instances.log'), 'utf8'),
     webClient,
     at: (url) => ({ url, webClient }) as TestPlatform,
     stop,

@@ -21,6 +21,10 @@
  *   product never streams a PutObject of unknown length (lib-storage sends sized parts, renditions
  *   are buffers), so nothing needs to be turned off for it; a test writing objects of its own sends
  *   buffers too.
+ * - It closes a kept-alive connection after 5 s idle (Node's default), where S3 keeps one longer:
+ *   on a busy machine the platform's S3 client then sends a request on a connection that is being
+ *   closed and reads ECONNRESET (a create answered 503 in the rolling-restart test, its log said
+ *   `the blob store is unavailable: read ECONNRESET`). Its server keeps idle connections 2 minutes.
  */
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -68,6 +72,7 @@ interface S3rverInstance {
   middleware: Middleware[];
   store: S3rverStore;
   run(): Promise<{ port: number }>;
+  httpServer: import('node:http').Server;
 }
 
 const require = createRequire(import.meta.url);
@@ -184,4 +189,5 @@ store.listObjects = async (bucket, options) => {
 // First in the chain, so that s3rver's router never answers these two with MethodNotAllowed.
 server.middleware.unshift(missingOperations);
 const listening = await server.run();
+server.httpServer.keepAliveTimeout = 120_000;
 process.stdout.write(`${JSON.stringify({ port: listening.port })}\n`);
