@@ -1,3 +1,4 @@
+import type { QualityIssue } from '../../../shared/assets/photo-quality';
 import type { AssetableType, Role } from '../../../shared/api/assetable';
 import type { LicenceSide, RejectionReason, RequirementKind } from '../../../shared/api/review';
 import type { Crop } from '../../../shared/assets/crop';
@@ -36,6 +37,11 @@ export interface StoredFile {
   version: string;
   /** The platform's ETag of the file, when it gave one: sent back as If-Match on changes. */
   etag?: string;
+  /**
+   * What our platform's photo check found on a licence or bill photo (issue 31): "blurry", "glare"…
+   * Absent where the platform does not check, or the photo was not checked; empty when it is fine.
+   */
+  qualityIssues?: QualityIssue[];
 }
 
 /** An entity's files: `null` when the platform does not list them (the spec does not require it). */
