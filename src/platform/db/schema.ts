@@ -238,4 +238,6 @@ export interface AccreditationDecisionFilesTable {
   name: string;
   sha256: string;
   file_type: string;
+  /** The file's `quality.issues` when the decision was made, JSON (migration 0007); null: not checked. */
+  quality_issues: ColumnType<string | null, string | null | undefined, never>;
 }

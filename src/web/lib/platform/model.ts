@@ -130,7 +130,7 @@ export interface HistoryEntry {
   /** A rejection's reason. */
   reason?: RejectionReason;
   /** A decision's evidence: the files it was made on, as they were (ours). */
-  files?: { id: number; name: string; sha256: string; fileType: string }[];
+  files?: { id: number; name: string; sha256: string; fileType: string; qualityIssues?: QualityIssue[] }[];
   file?: { name: string; previousName?: string; fileType?: string };
 }
 

@@ -263,6 +263,8 @@ function readEvidence(raw: unknown): HistoryEntry['files'] {
         name: text(item.name) ?? `File ${id}`,
         sha256: text(item.sha256) ?? '',
         fileType: text(item.file_type) ?? '',
+        // The photo check's flags the decision saw (issue 31; ours).
+        ...optional('qualityIssues', issuesFrom({ issues: item.quality_issues })),
       },
     ];
   });
