@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import { checklist, uploadLetter } from './support/accreditation';
 import { addUser, expect, signIn, test } from './support/app';
 import { documentPhoto } from './support/files';
 import { card, cropAndSend, slot } from './support/page-parts';
@@ -17,8 +18,9 @@ const checkTimes = (page: Page) =>
       .map((entry) => (entry as PerformanceMark).detail.ms as number),
   );
 
-test('a blurry licence photo is named before upload and goes up with "Use anyway"; a sharp 12 MP one passes without a word', async ({
+test('a blurry licence photo is named before upload and goes up with "Use anyway"; a sharp 12 MP one passes without a word; the admin sees the flag and "Unreadable or blurry" chosen', async ({
   page,
+  browser,
 }) => {
   test.setTimeout(180_000);
   const account = addUser('investor', `Pia Photo ${Date.now()}`);
@@ -56,4 +58,26 @@ test('a blurry licence photo is named before upload and goes up with "Use anyway
   console.log(`photo check in Chromium: 2.2 MP ${times[0]!.toFixed(0)} ms, 12 MP ${times[1]!.toFixed(0)} ms`);
   await crop.getByRole('button', { name: cropAndSend }).click();
   await expect(card(licence, 'sharp-licence.jpg')).toBeVisible();
+
+  // Sent for review, the admin's queue flags the blurry one and starts a rejection from its reason.
+  await uploadLetter(page, 'letter.pdf', ['Accredited investor']);
+  await checklist(page).getByRole('button', { name: 'Send for review' }).click();
+  await expect(page.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
+  const admin = await (await browser.newContext()).newPage();
+  await signIn(admin, 'admin@demo.test');
+  await admin.goto('/review');
+  await admin.getByRole('searchbox', { name: 'Search by investor name or email' }).fill(account.email);
+  const item = admin
+    .getByRole('listitem')
+    .filter({ has: admin.getByRole('heading', { name: account.accreditation!.name, exact: true }) });
+  const blurry = item.getByRole('listitem').filter({ hasText: 'blurry-licence.jpg' });
+  await expect(blurry.getByText('Possibly blurry')).toBeVisible();
+  await expect(
+    item
+      .getByRole('listitem')
+      .filter({ hasText: 'sharp-licence.jpg' })
+      .getByText(/Possibly/),
+  ).toHaveCount(0);
+  await item.getByRole('button', { name: 'Reject', exact: true }).click();
+  await expect(item.getByRole('radio', { name: 'Unreadable or blurry' })).toBeChecked();
 });
