@@ -2,6 +2,7 @@ import type { Page } from '@playwright/test';
 import { addUser, expect, signIn, test } from './support/app';
 import {
   cameraPhotoJpeg,
+  documentPhoto,
   csvFile,
   multiPagePdf,
   oversizedPng,
@@ -232,7 +233,9 @@ test('the investor uploads identity documents privately; the admin reviews and a
 
   const licence = slot(page, "Driver's licence");
   await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
-  await licence.getByTestId('input-drivers_license').setInputFiles(await rotatedPhotoJpeg('licence.jpg'));
+  await licence
+    .getByTestId('input-drivers_license')
+    .setInputFiles(await documentPhoto('licence.jpg', { rotated: true }));
   await page
     .getByRole('dialog', { name: 'Crop licence.jpg' })
     .getByRole('button', { name: 'Crop and upload' })

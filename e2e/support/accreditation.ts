@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { expect } from './app';
-import { multiPagePdf, quadrantsPng } from './files';
+import { documentPhoto, multiPagePdf } from './files';
 import { card, cropAndSend, slot } from './page-parts';
 
 /** The investor's checklist on an accreditation's page. */
@@ -14,11 +14,14 @@ export async function uploadLetter(investor: Page, name: string, pages: string[]
   await expect(card(letters, name)).toBeVisible();
 }
 
-/** Uploads one photo showing both sides of the driver's licence, through the crop dialog. */
+/**
+ * Uploads one photo showing both sides of the driver's licence, through the crop dialog: a sharp
+ * photo of readable size, so the photo check (issue 31) has nothing to say.
+ */
 export async function uploadLicence(investor: Page, name = 'licence.png') {
   const licence = slot(investor, "Driver's licence");
   await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
-  await licence.getByTestId('input-drivers_license').setInputFiles(await quadrantsPng(name));
+  await licence.getByTestId('input-drivers_license').setInputFiles(await documentPhoto(name));
   await investor
     .getByRole('dialog', { name: `Crop ${name}` })
     .getByRole('button', { name: cropAndSend })

@@ -115,3 +115,42 @@ export function largePdf(name: string, megabytes: number, text = 'Large'): TestF
   const padding = Buffer.alloc(megabytes * 1024 * 1024, '%');
   return { ...pdf, buffer: Buffer.concat([pdf.buffer, padding, Buffer.from('\n')]) };
 }
+
+/**
+ * A photo of a driver's licence or a bill as the photo check wants it (issue 31): a light card with
+ * lines of fine print on a table, large enough to read. `blur` makes it the blurry photo a shaking
+ * hand takes; `rotated` stores it sideways with EXIF orientation 6, as phones write portrait photos.
+ * The app's own measures are not importable here: the thresholds it must cross are kept generous.
+ */
+export async function documentPhoto(
+  name: string,
+  { width = 1800, height = 1200, blur = 0, rotated = false } = {},
+): Promise<TestFile> {
+  let seed = 7;
+  const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const card = { x: width * 0.15, y: height * 0.18, w: width * 0.7, h: height * 0.64 };
+  const size = Math.round(card.h * 0.03);
+  const marks: string[] = [];
+  for (let y = card.y + card.h * 0.25; y + size < card.y + card.h * 0.92; y += size * 1.8) {
+    for (let x = card.x + card.w * 0.35; x < card.x + card.w * (0.6 + 0.35 * next());) {
+      const w = size * (0.4 + 0.4 * next());
+      marks.push(
+        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${w.toFixed(1)}" height="${size}" fill="none" stroke="#1c1e28" stroke-width="${Math.max(2, size / 6).toFixed(1)}"/>`,
+      );
+      x += w + size * (next() < 0.2 ? 0.9 : 0.3);
+    }
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect width="100%" height="100%" fill="#70604f"/>
+    <rect x="${card.x}" y="${card.y}" width="${card.w}" height="${card.h}" fill="#d6dce2"/>
+    <rect x="${card.x}" y="${card.y}" width="${card.w}" height="${card.h * 0.16}" fill="#284890"/>
+    <rect x="${card.x + card.w * 0.04}" y="${card.y + card.h * 0.25}" width="${card.w * 0.26}" height="${card.h * 0.6}" fill="#968c82"/>
+    ${marks.join('')}</svg>`;
+  let image = sharp(Buffer.from(svg)).flatten();
+  if (blur > 0) image = sharp(await image.blur(blur).png().toBuffer());
+  if (rotated) image = sharp(await image.rotate(-90).png().toBuffer());
+  const png = name.endsWith('.png');
+  const encoded = png ? image.png() : image.jpeg({ quality: 88 });
+  const buffer = await (rotated ? encoded.withMetadata({ orientation: 6 }) : encoded).toBuffer();
+  return { name, mimeType: png ? 'image/png' : 'image/jpeg', buffer };
+}

@@ -845,8 +845,6 @@ describe('P1: the secret and the tokens stay out of logs and answers', () => {
         revoke: true,
         idempotencyKey: true,
         ifMatch: true,
-        // Nothing probes for tus yet: the app learns it by trying.
-        resumableUploads: null,
       },
     });
     expect(answer.text).not.toContain(platform.secret);

@@ -242,6 +242,8 @@ export interface AccreditationDecisionFilesTable {
   name: string;
   sha256: string;
   file_type: string;
+  /** The file's `quality.issues` when the decision was made, JSON (migration 0007); null: not checked. */
+  quality_issues: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** A resumable (tus) upload (migration 0007): whose it is, what it becomes, and the asset once made. */

@@ -91,7 +91,15 @@ export async function historyPage(
         ? {
             files: files
               .filter((file) => file.history_id === row.id)
-              .map(({ asset_id, name, sha256, file_type }) => ({ id: asset_id, name, sha256, file_type })),
+              .map(({ asset_id, name, sha256, file_type, quality_issues }) => ({
+                id: asset_id,
+                name,
+                sha256,
+                file_type,
+                ...(quality_issues !== null
+                  ? { quality_issues: JSON.parse(quality_issues) as string[] }
+                  : {}),
+              })),
           }
         : {}),
       file:

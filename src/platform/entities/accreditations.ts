@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AccreditationUpdate, ApiAccreditation, ApiDecision } from '../../shared/api/accreditations';
 import { entityPath } from '../../shared/api/entities';
 import type { AccreditationListStatus, RejectionReason } from '../../shared/api/review';
+import type { PhotoQuality } from '../../shared/assets/photo-quality';
 import type { DB } from '../db/database';
 import {
   type AccreditationViewRow,
@@ -217,6 +218,9 @@ export async function decide(
           name: file.name,
           sha256: file.sha256,
           file_type: file.file_type,
+          // The flags the reviewer saw (issue 31), kept as they were.
+          quality_issues:
+            file.quality === null ? null : JSON.stringify((JSON.parse(file.quality) as PhotoQuality).issues),
         })),
       );
     }

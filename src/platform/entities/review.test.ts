@@ -493,7 +493,15 @@ describe('a decision', () => {
         sha256: sha256(letterBytes),
         file_type: 'letter_of_accreditation',
       },
-      { id: licence.id, name: 'licence.jpg', sha256: sha256(licenceBytes), file_type: 'drivers_license' },
+      {
+        id: licence.id,
+        name: 'licence.jpg',
+        sha256: sha256(licenceBytes),
+        file_type: 'drivers_license',
+        // What the photo check (issue 31) said of it when the decision was made: an 80 × 50 flat
+        // picture is neither sharp nor large enough to read. The letter, a PDF, is not checked.
+        quality_issues: ['blurry', 'low_resolution'],
+      },
     ]);
     const accreditation = await read(id);
     expect(accreditation.last_decision).toMatchObject({

@@ -113,7 +113,16 @@ export const historyEntrySchema = z.object({
    * Retained files cannot be deleted, so each `id` can be opened. Absent on other entries.
    */
   files: z
-    .array(z.object({ id: idSchema, name: z.string(), sha256: z.string(), file_type: z.string() }))
+    .array(
+      z.object({
+        id: idSchema,
+        name: z.string(),
+        sha256: z.string(),
+        file_type: z.string(),
+        /** The photo check's issues on this file when the decision was made (issue 31); absent: not checked. */
+        quality_issues: z.array(z.string()).optional(),
+      }),
+    )
     .optional(),
   file: z
     .object({

@@ -7,4 +7,7 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>) {
   await db.schema.alterTable('assets').addColumn('quality', 'text').execute();
+  // The issues a decision saw on each of its files, kept with them (JSON array; null: not checked),
+  // so the history shows the flags the reviewer had in front of them, whatever is measured later.
+  await db.schema.alterTable('accreditation_decision_files').addColumn('quality_issues', 'text').execute();
 }

@@ -327,7 +327,7 @@ export function accreditationFiles(db: DB, accreditationIds: number[]) {
   if (accreditationIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('assets')
-    .select(['id', 'assetable_id', 'name', 'sha256', 'file_type', 'meta'])
+    .select(['id', 'assetable_id', 'name', 'sha256', 'file_type', 'meta', 'quality'])
     .where('assetable_type', '=', 'Accreditation')
     .where('assetable_id', 'in', accreditationIds)
     .where('thumbnail_of', 'is', null)
@@ -371,7 +371,7 @@ export function decisionFileRows(db: DB, historyIds: number[]) {
   if (historyIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('accreditation_decision_files')
-    .select(['history_id', 'asset_id', 'name', 'sha256', 'file_type'])
+    .select(['history_id', 'asset_id', 'name', 'sha256', 'file_type', 'quality_issues'])
     .where('history_id', 'in', historyIds)
     .orderBy('asset_id')
     .execute();

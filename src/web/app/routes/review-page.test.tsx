@@ -293,3 +293,56 @@ describe('the decision on the accreditation’s own page', () => {
     );
   });
 });
+
+describe('the photo check’s flags in the queue (issue 31)', () => {
+  /** Ivy's licence flagged blurry by the platform; Otto's from a platform that does not check. */
+  const flagged = () => {
+    const ivy = waitingOne(5, 'Ivy Investor');
+    ivy.assets[1] = {
+      ...ivy.assets[1]!,
+      quality: { ok: false, issues: ['blurry', 'glare'], measures: { sharpness: 12 } },
+    } as (typeof ivy.assets)[number];
+    return [ivy, waitingOne(3, 'Otto Owner')];
+  };
+
+  it('flags the file, and "Reject" starts from "Unreadable or blurry", which the reviewer can change', async () => {
+    const { decisions } = queue(flagged());
+    renderRoutes(routes, '/review');
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    const ivy = await card('Ivy Investor');
+    const documents = within(ivy).getByRole('list', { name: 'Documents of Accreditation of Ivy Investor' });
+    /** The card of one document: the list item that names it. */
+    const fileCard = (name: string) =>
+      within(documents)
+        .getAllByRole('listitem')
+        .find((item) => within(item).queryAllByText(name).length > 0)!;
+    const licence = fileCard('licence-5.png');
+    expect(within(licence).getByText('Possibly blurry')).toBeTruthy();
+    expect(within(licence).getByText('Possibly glare')).toBeTruthy();
+    expect(within(fileCard('letter-5.pdf')).queryByText(/Possibly/)).toBeNull();
+
+    await user.click(within(ivy).getByRole('button', { name: 'Reject' }));
+    expect(within(ivy).getByRole<HTMLInputElement>('radio', { name: 'Unreadable or blurry' }).checked).toBe(
+      true,
+    );
+    await user.click(within(ivy).getByRole('radio', { name: 'Expired' }));
+    await user.click(within(ivy).getByRole('button', { name: 'Reject' }));
+    await vi.advanceTimersByTimeAsync(undoWindowMs);
+    await waitFor(() =>
+      expect(decisions.map((d) => d.body)).toEqual([
+        { accreditation: { status: 'rejected', reason: 'expired' } },
+      ]),
+    );
+  });
+
+  it('shows no flag and suggests no reason where the platform says nothing about quality', async () => {
+    queue(flagged());
+    renderRoutes(routes, '/review');
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    const otto = await card('Otto Owner');
+    expect(within(otto).queryByText(/Possibly/)).toBeNull();
+    await user.click(within(otto).getByRole('button', { name: 'Reject' }));
+    for (const radio of within(otto).getAllByRole<HTMLInputElement>('radio'))
+      expect(radio.checked).toBe(false);
+  });
+});

@@ -4,7 +4,8 @@ import { Link, useSearchParams } from 'react-router';
 import { AssetCard } from '../../features/assets/components/asset-card';
 import { entityHref } from '../../../shared/entities/entity-kinds';
 import { DecisionNotices } from '../../features/review/decision-notices';
-import { DecisionForm, ReviewItem } from '../../features/review/review-item';
+import { DecisionForm, flaggedReason, ReviewItem } from '../../features/review/review-item';
+import { QualityFlags } from '../../components/ui/quality-flags';
 import {
   decisionKey,
   reviewKeys,
@@ -217,7 +218,17 @@ function Documents({ accreditation }: { accreditation: AccreditationForReview })
           onForbidden={() => undefined}
           kind={documentLabel(file)}
           isNew={decided !== undefined && !decided.includes(file.id)}
-          viewerAside={<DecisionForm accreditation={accreditation} />}
+          showQuality
+          viewerAside={
+            <>
+              {(file.qualityIssues?.length ?? 0) > 0 && (
+                <p className="viewer-flags">
+                  The platform’s photo check: <QualityFlags issues={file.qualityIssues} />
+                </p>
+              )}
+              <DecisionForm accreditation={accreditation} suggestedReason={flaggedReason(accreditation)} />
+            </>
+          }
         />
       ))}
     </ul>

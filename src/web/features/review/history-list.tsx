@@ -1,3 +1,4 @@
+import { QualityFlags } from '../../components/ui/quality-flags';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { labelOf } from '../../../shared/assets/file-types';
@@ -69,6 +70,7 @@ function Evidence({ files }: { files: NonNullable<HistoryEntry['files']> }) {
           <li key={file.id}>
             {file.name}
             {file.fileType && ` (${labelOf(file.fileType).toLowerCase()})`}{' '}
+            <QualityFlags issues={file.qualityIssues} />{' '}
             <button type="button" className="button small" onClick={() => void open(file.id)}>
               Open<span className="visually-hidden"> {file.name}</span>
             </button>

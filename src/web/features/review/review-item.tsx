@@ -5,6 +5,12 @@ import type { AccreditationForReview, RejectionReason } from '../../lib/platform
 import { useDecide, type Decidable } from './review-queries';
 import { reasonLabels, reasons } from './review-words';
 
+/** "unreadable" when the photo check flagged any of its files (issue 31), else no suggestion. */
+export const flaggedReason = (
+  accreditation: Pick<AccreditationForReview, 'files'>,
+): RejectionReason | undefined =>
+  accreditation.files.some((file) => (file.qualityIssues?.length ?? 0) > 0) ? 'unreadable' : undefined;
+
 /** Why a rejection cannot be sent yet, or null when it can. */
 function rejectionProblem(reason: RejectionReason | null, note: string): string | null {
   if (!reason) return 'Choose why it is rejected: the investor is told the reason.';
@@ -22,9 +28,15 @@ function rejectionProblem(reason: RejectionReason | null, note: string): string 
 export function DecisionForm({
   accreditation,
   onDecided,
+  suggestedReason,
 }: {
   accreditation: Decidable;
   onDecided?: () => void;
+  /**
+   * The reason chosen when "Reject" is first pressed, for the reviewer to keep or change: "Unreadable
+   * or blurry" where the photo check flagged one of its files (issue 31).
+   */
+  suggestedReason?: RejectionReason;
 }) {
   const decide = useDecide();
   const [note, setNote, clearNote] = useDraft(`review-note:${accreditation.id}`, '');
@@ -51,6 +63,7 @@ export function DecisionForm({
   function reject() {
     if (!rejecting) {
       setRejecting(true);
+      if (suggestedReason && !reason) setReason(suggestedReason);
       focusFirstReason();
       return;
     }
@@ -143,6 +156,7 @@ export function ReviewItem({
   documents: ReactNode;
   onDecided?: () => void;
 }) {
+  const suggestedReason = flaggedReason(accreditation);
   const headingId = useId();
   const submittedAt = accreditation.review?.submittedAt;
   const since = submittedAt ? formatRelative(submittedAt) : undefined;
@@ -161,7 +175,7 @@ export function ReviewItem({
         )}
       </p>
       {documents}
-      <DecisionForm accreditation={accreditation} onDecided={onDecided} />
+      <DecisionForm accreditation={accreditation} onDecided={onDecided} suggestedReason={suggestedReason} />
     </li>
   );
 }

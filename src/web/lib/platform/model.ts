@@ -1,3 +1,4 @@
+import type { QualityIssue } from '../../../shared/assets/photo-quality';
 import type { AssetableType, Role } from '../../../shared/api/assetable';
 import type { LicenceSide, RejectionReason, RequirementKind } from '../../../shared/api/review';
 import type { Crop } from '../../../shared/assets/crop';
@@ -36,6 +37,11 @@ export interface StoredFile {
   version: string;
   /** The platform's ETag of the file, when it gave one: sent back as If-Match on changes. */
   etag?: string;
+  /**
+   * What our platform's photo check found on a licence or bill photo (issue 31): "blurry", "glare"…
+   * Absent where the platform does not check, or the photo was not checked; empty when it is fine.
+   */
+  qualityIssues?: QualityIssue[];
 }
 
 /** An entity's files: `null` when the platform does not list them (the spec does not require it). */
@@ -124,7 +130,7 @@ export interface HistoryEntry {
   /** A rejection's reason. */
   reason?: RejectionReason;
   /** A decision's evidence: the files it was made on, as they were (ours). */
-  files?: { id: number; name: string; sha256: string; fileType: string }[];
+  files?: { id: number; name: string; sha256: string; fileType: string; qualityIssues?: QualityIssue[] }[];
   file?: { name: string; previousName?: string; fileType?: string };
 }
 

@@ -1,6 +1,7 @@
 import { assetableTypes, roles, type AssetableType } from '../../../shared/api/assetable';
 import { accreditationStatuses, rejectionReasons, requirementKinds } from '../../../shared/api/review';
 import { cropOf } from '../../../shared/assets/crop';
+import { qualityIssues, type QualityIssue } from '../../../shared/assets/photo-quality';
 import type {
   Account,
   Decision,
@@ -68,9 +69,16 @@ export function readFile(raw: unknown, etag?: string): StoredFile | undefined {
     ...optional('uploadedAt', text(raw.created_at)),
     // The ETag header of a single read, or the `etag` field our platform puts in lists too.
     ...optional('etag', etag ?? text(raw.etag)),
+    ...optional('qualityIssues', issuesFrom(raw.quality)),
     // Without an update time, the crop is what decides how the file looks.
     version: updatedAt ?? JSON.stringify(crop ?? null),
   };
+}
+
+/** Our platform's `quality.issues` (issue 31), the names this app knows; undefined without one. */
+function issuesFrom(quality: unknown): QualityIssue[] | undefined {
+  if (!isObject(quality) || !Array.isArray(quality.issues)) return undefined;
+  return qualityIssues.filter((issue) => (quality.issues as unknown[]).includes(issue));
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined) =>
@@ -255,6 +263,8 @@ function readEvidence(raw: unknown): HistoryEntry['files'] {
         name: text(item.name) ?? `File ${id}`,
         sha256: text(item.sha256) ?? '',
         fileType: text(item.file_type) ?? '',
+        // The photo check's flags the decision saw (issue 31; ours).
+        ...optional('qualityIssues', issuesFrom({ issues: item.quality_issues })),
       },
     ];
   });

@@ -11,6 +11,7 @@ import { previewAddressQuery, useDeleteLater, useLeaveList, useUpdateFile } from
 import { audienceOf, privacyMatters } from '../audience';
 import { usePrivacyWarning, privacyWarnings } from '../privacy-warnings';
 import { kindOf } from '../file-kind';
+import { QualityFlags } from '../../../components/ui/quality-flags';
 import { viewableAs } from '../viewable';
 import { CroppedImage } from './cropped-image';
 import { previewWidth } from './preview-width';
@@ -224,6 +225,7 @@ export const AssetCard = memo(function AssetCard({
   viewerAside,
   kind,
   isNew = false,
+  showQuality = false,
   keptAs,
 }: {
   file: StoredFile;
@@ -237,6 +239,8 @@ export const AssetCard = memo(function AssetCard({
   kind?: string;
   /** Added since the last decision on its accreditation (the review queue marks it). */
   isNew?: boolean;
+  /** Show the platform's photo-check flags ("Possibly blurry"): for reviewers (issue 31). */
+  showQuality?: boolean;
   /**
    * A decision was made on it ("approval", "rejection"): kept as evidence, so it cannot be deleted
    * (the platform refuses with 409 `retained`); a new file goes beside it.
@@ -326,10 +330,11 @@ export const AssetCard = memo(function AssetCard({
         ) : (
           <p className="asset-name">{file.name}</p>
         )}
-        {(kind || isNew) && (
+        {(kind || isNew || (showQuality && file.qualityIssues?.length)) && (
           <p className="asset-kind">
             {kind}
             {isNew && <span className="badge badge-new">New</span>}
+            {showQuality && <QualityFlags issues={file.qualityIssues} />}
           </p>
         )}
         <p className="asset-facts">

@@ -1,5 +1,5 @@
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
+import { lazy, Suspense, useContext, useEffect, useId, useRef, useState } from 'react';
 import type { Crop } from '../../../../shared/assets/crop';
 import {
   checkFileForSlot,
@@ -7,6 +7,7 @@ import {
   slotHint,
   type FileTypeInfo,
 } from '../../../../shared/assets/file-types';
+import { isPhotoChecked } from '../../../../shared/assets/photo-quality';
 import { rememberUpload } from '../../../lib/browser-memory';
 import { documentLabel, sideOf } from '../../../lib/document-label';
 import type { EntityRef, LicenceSide, StoredFile } from '../../../lib/platform/model';
@@ -21,6 +22,8 @@ import { DeleteNotices } from './delete-notices';
 import { UnfinishedUploads } from './unfinished-uploads';
 import { UploadList } from './upload-list';
 import { DropAreaPlaceholder } from './drop-area-placeholder';
+import { PhotoCheckerContext, type PhotoVerdict } from '../photo-check/photo-checker';
+import { PhotoWarning } from '../photo-check/photo-warning';
 
 const FileDrop = lazy(() => import('./file-drop'));
 const CropDialog = lazy(() => import('./crop-dialog'));
@@ -50,7 +53,15 @@ function missingSide(files: StoredFile[]): LicenceSide {
 interface Pending {
   file: File;
   url: string;
+  /** The browser's photo check, for licence and bill photos (issue 31). */
+  verdict?: PhotoVerdict;
+  /** The person saw the check's warning and chose "Use anyway". */
+  usedAnyway?: boolean;
 }
+
+/** Problems the check found that the person has not yet answered; empty when there is nothing to say. */
+const unansweredIssues = (pending: Pending) =>
+  pending.verdict?.kind === 'checked' && !pending.usedAnyway ? pending.verdict.quality.issues : [];
 
 /**
  * One file type of one entity: what it takes, the files already there, and uploads. Images pass
@@ -85,6 +96,9 @@ export function AssetSlot({
 }) {
   const queryClient = useQueryClient();
   const [refusals, setRefusals] = useState<string[]>([]);
+  // Lines that are no refusal: a photo the browser could not check goes up all the same.
+  const [notes, setNotes] = useState<string[]>([]);
+  const photoChecker = useContext(PhotoCheckerContext);
   const [toCrop, setToCrop] = useState<Pending[]>([]);
   // How far through a batch of images the crop dialog is ("Image 2 of 3").
   const [batch, setBatch] = useState({ done: 0, total: 0 });
@@ -116,6 +130,7 @@ export function AssetSlot({
     onForbidden,
   });
   const image = fileType.documentType === 'image';
+  const checksPhotos = image && isPhotoChecked(fileType.fileType);
   const chooseWords = single && replaceable ? 'Replace' : 'Choose a file';
   const headingId = `slot-${fileType.fileType}`;
   const current = toCrop[0];
@@ -158,6 +173,7 @@ export function AssetSlot({
       files = chosen.slice(0, 1);
     }
     const images: Pending[] = [];
+    const skipped: string[] = [];
     for (const file of files) {
       const reason = checkFileForSlot(file, fileType);
       if (reason) {
@@ -171,12 +187,18 @@ export function AssetSlot({
         if (tooBig) {
           URL.revokeObjectURL(url);
           reasons.push(tooBig);
+        } else if (checksPhotos && size) {
+          const verdict = await photoChecker.check(file, size);
+          if (verdict.kind === 'skipped')
+            skipped.push(`${file.name} could not be checked here; the platform checks it when it arrives.`);
+          images.push({ file, url, verdict });
         } else images.push({ file, url });
       } else {
         startUpload(file, {});
       }
     }
     setRefusals(reasons);
+    setNotes(skipped);
     if (images.length > 0) {
       setBatch((b) =>
         toCrop.length === 0 ? { done: 0, total: images.length } : { ...b, total: b.total + images.length },
@@ -196,6 +218,17 @@ export function AssetSlot({
     }
     setBatch((b) => ({ ...b, done: b.done + 1 }));
     setToCrop((queue) => queue.slice(1));
+  }
+
+  /** "Retake / Choose another": this photo is dropped and the new ones take its place in the queue. */
+  function retake(files: File[]) {
+    finishCrop(undefined);
+    void accept(files);
+  }
+
+  /** "Use anyway": on to the crop dialog, as for a photo with nothing to say. */
+  function useAnyway() {
+    setToCrop((queue) => (queue[0] ? [{ ...queue[0], usedAnyway: true }, ...queue.slice(1)] : queue));
   }
 
   /** "Skip crop for the rest": this image and every one still waiting go up whole. */
@@ -311,6 +344,24 @@ export function AssetSlot({
               <p className="hint">{slotHint(fileType)}</p>
             </details>
           )}
+          {notes.length > 0 && (
+            <ul className="notes" role="status">
+              {notes.map((note) => (
+                <li key={note}>{note}</li>
+              ))}
+            </ul>
+          )}
+          {current && unansweredIssues(current).length > 0 && (
+            <PhotoWarning
+              key={current.url}
+              src={current.url}
+              fileName={current.file.name}
+              issues={unansweredIssues(current)}
+              document={fileType.fileType === 'utility_bill' ? 'bill' : 'licence'}
+              onRetake={retake}
+              onUseAnyway={useAnyway}
+            />
+          )}
           {refusals.length > 0 && (
             <ul className="refusals" role="alert">
               {refusals.map((reason) => (
@@ -323,7 +374,7 @@ export function AssetSlot({
         </>
       )}
 
-      {current && fileType.cropAspect && (
+      {current && fileType.cropAspect && unansweredIssues(current).length === 0 && (
         <Suspense fallback={null}>
           <CropDialog
             key={current.url}

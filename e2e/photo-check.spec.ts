@@ -1,0 +1,83 @@
+import type { Page } from '@playwright/test';
+import { checklist, uploadLetter } from './support/accreditation';
+import { addUser, expect, signIn, test } from './support/app';
+import { documentPhoto } from './support/files';
+import { card, cropAndSend, slot } from './support/page-parts';
+
+/**
+ * The photo check (issue 31) in a real browser: the worker decodes the chosen photo and measures it
+ * before a byte is sent. A blurry licence is named as such beside the photo, "Use anyway" uploads it;
+ * a sharp one goes straight to the crop dialog without a word.
+ */
+
+/** How long the browser's checks took, from the marks the app leaves in the page's timeline. */
+const checkTimes = (page: Page) =>
+  page.evaluate(() =>
+    performance
+      .getEntriesByName('photo-check')
+      .map((entry) => (entry as PerformanceMark).detail.ms as number),
+  );
+
+test('a blurry licence photo is named before upload and goes up with "Use anyway"; a sharp 12 MP one passes without a word; the admin sees the flag and "Unreadable or blurry" chosen', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const account = addUser('investor', `Pia Photo ${Date.now()}`);
+  await signIn(page, account.email, account.password);
+  await page.getByRole('link', { name: account.accreditation!.name }).click();
+  const licence = slot(page, "Driver's licence");
+  await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
+
+  await licence
+    .getByTestId('input-drivers_license')
+    .setInputFiles(await documentPhoto('blurry-licence.jpg', { blur: 8 }));
+  await expect(
+    licence.getByText('The photo is blurry — hold the phone steady and let it focus.'),
+  ).toBeVisible();
+  await expect(licence.getByRole('img', { name: 'The photo you chose: blurry-licence.jpg' })).toBeVisible();
+  await expect(licence.getByRole('heading', { name: 'This photo may be hard to read' })).toBeFocused();
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await licence.getByRole('button', { name: 'Use anyway' }).click();
+  await page
+    .getByRole('dialog', { name: 'Crop blurry-licence.jpg' })
+    .getByRole('button', { name: cropAndSend })
+    .click();
+  await expect(card(licence, 'blurry-licence.jpg')).toBeVisible();
+
+  // A sharp photo from a 12-megapixel camera: no warning, straight on to the crop dialog.
+  await licence
+    .getByTestId('input-drivers_license')
+    .setInputFiles(await documentPhoto('sharp-licence.jpg', { width: 4000, height: 3000 }));
+  const crop = page.getByRole('dialog', { name: 'Crop sharp-licence.jpg' });
+  await expect(crop).toBeVisible();
+  await expect(licence.getByText('This photo may be hard to read')).toHaveCount(0);
+  const times = await checkTimes(page);
+  expect(times).toHaveLength(2);
+  test.info().annotations.push({ type: 'photo check, 12 MP (ms)', description: times[1]!.toFixed(0) });
+  console.log(`photo check in Chromium: 2.2 MP ${times[0]!.toFixed(0)} ms, 12 MP ${times[1]!.toFixed(0)} ms`);
+  await crop.getByRole('button', { name: cropAndSend }).click();
+  await expect(card(licence, 'sharp-licence.jpg')).toBeVisible();
+
+  // Sent for review, the admin's queue flags the blurry one and starts a rejection from its reason.
+  await uploadLetter(page, 'letter.pdf', ['Accredited investor']);
+  await checklist(page).getByRole('button', { name: 'Send for review' }).click();
+  await expect(page.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
+  const admin = await (await browser.newContext()).newPage();
+  await signIn(admin, 'admin@demo.test');
+  await admin.goto('/review');
+  await admin.getByRole('searchbox', { name: 'Search by investor name or email' }).fill(account.email);
+  const item = admin
+    .getByRole('listitem')
+    .filter({ has: admin.getByRole('heading', { name: account.accreditation!.name, exact: true }) });
+  const blurry = item.getByRole('listitem').filter({ hasText: 'blurry-licence.jpg' });
+  await expect(blurry.getByText('Possibly blurry')).toBeVisible();
+  await expect(
+    item
+      .getByRole('listitem')
+      .filter({ hasText: 'sharp-licence.jpg' })
+      .getByText(/Possibly/),
+  ).toHaveCount(0);
+  await item.getByRole('button', { name: 'Reject', exact: true }).click();
+  await expect(item.getByRole('radio', { name: 'Unreadable or blurry' })).toBeChecked();
+});
