@@ -130,6 +130,8 @@ export async function sendResumable(
         renewNext = !renewed;
         return renewNext;
       }
+      // Offline, trying again only wears the battery: the row waits for the browser's `online` instead.
+      if (status === 0 && navigator.onLine === false) return false;
       const passing = status === 0 || status >= 500 || passingStatuses.has(status);
       if (passing) options.onReconnecting?.();
       return passing;
