@@ -298,7 +298,8 @@ export function useUploads(target: {
           update(item.id, { phase: 'paused', speed: undefined, reconnecting: false });
           setAnnouncement(`${name}: paused`);
         } else if (error instanceof DOMException && error.name === 'AbortError') {
-          update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false });
+          // A resumable upload is given up at the platform as it is cancelled: nothing is left to discard.
+          update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false, resumeId: undefined });
           setAnnouncement(`${name}: upload cancelled`);
         } else {
           const { entity, fileType } = targetRef.current;
