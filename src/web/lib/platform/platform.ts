@@ -36,7 +36,6 @@ import {
 } from './read-shapes';
 import { resumableFromBytes } from '../../../shared/api/resumable-uploads';
 import { unfinishedUploads as unfinishedStore, type UnfinishedUploadStore } from '../unfinished-uploads';
-import { discard, sendResumable, unfinishedUploads } from './resumable-upload';
 import { sendUpload, uploadForm } from './upload';
 
 /**
@@ -284,10 +283,12 @@ export function createPlatform(
 
   // Only where the proxy found the tus endpoint: a platform without it (the spec's) never sees a tus request.
   const resumes = (file: File) => can().resumableUploads === true && file.size >= resumableFromBytes;
+  // Loaded with tus-js-client only where it is used: the first page stays small (e2e/bundle-size.spec.ts).
+  const resumable = () => import('./resumable-upload');
 
   async function upload(newFile: NewFile, options: UploadOptions): Promise<Uploaded> {
     const answer = resumes(newFile.file)
-      ? await sendResumable(http, newFile, options, unfinished)
+      ? await (await resumable()).sendResumable(http, newFile, options, unfinished)
       : await sendUpload(http, uploadForm(newFile), {
           ...options,
           sendIdempotencyKey: can().idempotencyKey === true,
@@ -438,11 +439,11 @@ export function createPlatform(
     downloadAddress,
     upload,
     resumes,
-    unfinishedUploads: (entity, fileType) =>
-      can().resumableUploads === true
-        ? unfinishedUploads(http, unfinished, entity, fileType)
-        : Promise.resolve([]),
-    discardUpload: (id) => discard(http, unfinished, id),
+    unfinishedUploads: async (entity, fileType) =>
+      can().resumableUploads === true && (await unfinished.findAllUploads()).length > 0
+        ? (await resumable()).unfinishedUploads(http, unfinished, entity, fileType)
+        : [],
+    discardUpload: async (id) => (await resumable()).discard(http, unfinished, id),
     reviewList,
     review,
     sendForReview,

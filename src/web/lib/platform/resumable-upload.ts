@@ -1,4 +1,11 @@
-import type { DetailedError, HttpResponse, HttpStack, UploadOptions as TusOptions } from 'tus-js-client';
+import {
+  defaultOptions,
+  Upload,
+  type DetailedError,
+  type HttpResponse,
+  type HttpStack,
+  type UploadOptions as TusOptions,
+} from 'tus-js-client';
 import {
   resumableUploadsPath,
   tusVersion,
@@ -86,7 +93,8 @@ function carriesAsset(body: string): boolean {
 }
 
 /**
- * tus 1.0 through tus-js-client (loaded only when a large file is sent): creation with the metadata
+ * tus 1.0 through tus-js-client (this module and the library load only where they are used:
+ * platform.ts imports them lazily): creation with the metadata
  * (checked before any byte), then PATCHes from the offset the platform holds. A lost connection tries
  * again by itself after `retryDelays`, asking the platform (HEAD) where to continue; a pause (an abort
  * with `pauseReason`) leaves the upload at the platform, and the same file chosen again for the same
@@ -98,7 +106,6 @@ export async function sendResumable(
   options: UploadOptions,
   store: UnfinishedUploadStore,
 ): Promise<UploadAnswer> {
-  const { Upload, defaultOptions } = await import('tus-js-client');
   const metadata = uploadMetadata(newFile);
   // A 401 renews the session once, as every other call does; the request is then tried again.
   let renewNext = false;
@@ -130,6 +137,8 @@ export async function sendResumable(
         renewNext = !renewed;
         return renewNext;
       }
+      // Offline, trying again only wears the battery: the row waits for the browser's `online` instead.
+      if (status === 0 && navigator.onLine === false) return false;
       const passing = status === 0 || status >= 500 || passingStatuses.has(status);
       if (passing) options.onReconnecting?.();
       return passing;

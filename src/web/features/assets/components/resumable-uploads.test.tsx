@@ -58,11 +58,12 @@ async function pausedThenReloaded(tus: ReturnType<typeof tusPlatform>, fileType:
   tus.holdPatches();
   renderSlot(fileType);
   const user = await chooseFiles(fileType, ...names.map(bigPdf));
+  // Each created, and half of each arrived.
+  await waitFor(() => expect(tus.log.filter((l) => l.endsWith('cut'))).toHaveLength(names.length));
   for (const name of names) {
     await user.click(await screen.findByRole('button', { name: `Pause ${name}` }));
     await screen.findByRole('button', { name: `Resume ${name}` });
   }
-  expect(tus.log.filter((l) => l.endsWith('cut'))).toHaveLength(names.length);
   tus.release();
   cleanup();
 }
@@ -93,6 +94,25 @@ describe('resumable uploads in a slot', () => {
     expect(await screen.findByText('1 file uploaded')).toBeTruthy();
     expect(tus.log.slice(-2)).toEqual(['HEAD', `PATCH ${half} +${size - half}`]);
     expect(tus.received()).toBe(size);
+  });
+
+  it('Cancel on a paused upload gives it up at the platform', async () => {
+    const tus = tusPlatform();
+    server.use(...tus.handlers);
+    tus.holdPatches();
+    renderSlot();
+    const user = await chooseFiles('charter_document', bigPdf('charter.pdf'));
+    // Created, and half of it arrived.
+    await waitFor(() => expect(tus.log.some((l) => l.endsWith('cut'))).toBe(true));
+    await user.click(await screen.findByRole('button', { name: 'Pause charter.pdf' }));
+    await screen.findByRole('button', { name: 'Resume charter.pdf' });
+    tus.release();
+
+    await user.click(screen.getByRole('button', { name: 'Cancel charter.pdf' }));
+
+    expect(await screen.findByText('Cancelled')).toBeTruthy();
+    await waitFor(() => expect(tus.uploads.get('u1')!.deleted).toBe(true));
+    expect(await unfinishedUploads.findAllUploads()).toEqual([]);
   });
 
   it('after a reload, lists what can continue, and the same files chosen again continue from the last byte', async () => {

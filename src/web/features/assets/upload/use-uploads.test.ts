@@ -1,5 +1,5 @@
 import { act, waitFor } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resumableFromBytes } from '../../../../shared/api/resumable-uploads';
 import {
   http,
@@ -235,5 +235,38 @@ describe('pausing resumable uploads', () => {
     act(() => result.current.resume(waiting.id));
     await waitFor(() => expect(result.current.finished).toBe(4));
     expect(tus.log.filter((l) => l === 'POST')).toHaveLength(4);
+  });
+
+  it('offline, stops trying and says so; back online, continues from the last byte by itself', async () => {
+    const tus = tusPlatform();
+    server.use(...tus.handlers);
+    const online = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    tus.cutNextPatch(1_000_000);
+    const { result } = renderHookWith(
+      () =>
+        useUploads({
+          entity: { type: 'Product', id: 7 },
+          fileType: 'pitch_deck',
+          onUploaded: () => undefined,
+          onForbidden: () => undefined,
+        }),
+      testServices(testConfig({ resumableUploads: true })),
+    );
+    const big = new File([new Uint8Array(resumableFromBytes)], 'deck.pdf', { type: 'application/pdf' });
+    act(() => void result.current.start(big, { private: false, meta: {} }));
+    await waitFor(() => expect(result.current.items[0]?.phase).toBe('failed'));
+    expect(result.current.items[0]).toMatchObject({
+      error: 'You are offline. The upload continues by itself when you are back online.',
+      waitsForConnection: true,
+      retryable: true,
+    });
+    // No attempt after the lost one while offline.
+    expect(tus.log).toEqual(['POST', 'PATCH 0 +1000000 cut']);
+
+    online.mockReturnValue(true);
+    act(() => void window.dispatchEvent(new Event('online')));
+    await waitFor(() => expect(result.current.finished).toBe(1));
+    expect(tus.log.slice(2)).toEqual(['HEAD', `PATCH 1000000 +${resumableFromBytes - 1_000_000}`]);
+    online.mockRestore();
   });
 });

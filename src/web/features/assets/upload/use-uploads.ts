@@ -38,6 +38,8 @@ export interface UploadItem {
   resumeId?: string;
   /** The connection was lost and the upload will try again by itself. */
   reconnecting?: boolean;
+  /** A resumable upload that failed while the browser was offline: it continues once it is back online. */
+  waitsForConnection?: boolean;
 }
 
 /**
@@ -126,15 +128,18 @@ export function useUploads(target: {
   useEffect(() => {
     latestItems.current = items;
   });
+  const removeRow = useCallback((id: string) => {
+    setItems((all) => all.filter((i) => i.id !== id));
+    void keptUploads.drop(id);
+  }, []);
+  /** The person's Dismiss: what an unfinished resumable upload left at the platform is given up with it. */
   const dismiss = useCallback(
     (id: string) => {
-      // What a resumable upload left at the platform is given up with its row (a finished one has none).
       const gone = latestItems.current.find((i) => i.id === id);
       if (gone?.resumeId && gone.phase !== 'done') void platform.discardUpload(gone.resumeId);
-      setItems((all) => all.filter((i) => i.id !== id));
-      void keptUploads.drop(id);
+      removeRow(id);
     },
-    [platform],
+    [platform, removeRow],
   );
 
   // Uploads of this slot that failed before the page last ended (a sign-in, a reload): back with
@@ -209,14 +214,14 @@ export function useUploads(target: {
       const clear = () => {
         if (document.getElementById(`upload-${id}`)?.contains(document.activeElement))
           setTimeout(clear, doneSummaryMs);
-        else dismiss(id);
+        else removeRow(id);
       };
       clear();
       setFinished((count) => count + 1);
       clearTimeout(summaryTimer.current);
       summaryTimer.current = setTimeout(() => setFinished(0), doneSummaryMs);
     },
-    [dismiss],
+    [removeRow],
   );
 
   const run = useCallback(
@@ -230,6 +235,7 @@ export function useUploads(target: {
         error: undefined,
         speed: undefined,
         reconnecting: false,
+        waitsForConnection: false,
         ...(item.resumable && item.phase !== 'cancelled' ? {} : { sent: 0 }),
       });
       const name = item.file.name;
@@ -292,12 +298,24 @@ export function useUploads(target: {
           update(item.id, { phase: 'paused', speed: undefined, reconnecting: false });
           setAnnouncement(`${name}: paused`);
         } else if (error instanceof DOMException && error.name === 'AbortError') {
-          update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false });
+          // A resumable upload is given up at the platform as it is cancelled: nothing is left to discard.
+          update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false, resumeId: undefined });
           setAnnouncement(`${name}: upload cancelled`);
         } else {
           const { entity, fileType } = targetRef.current;
-          const { message, retryable } = failureOf(error, item.file, fileType);
-          update(item.id, { phase: 'failed', error: message, retryable, reconnecting: false });
+          const failure = failureOf(error, item.file, fileType);
+          const { retryable } = failure;
+          const waitsForConnection = item.resumable && error instanceof TypeError && !navigator.onLine;
+          const message = waitsForConnection
+            ? 'You are offline. The upload continues by itself when you are back online.'
+            : failure.message;
+          update(item.id, {
+            phase: 'failed',
+            error: message,
+            retryable,
+            reconnecting: false,
+            waitsForConnection,
+          });
           setAnnouncement(`${name} failed: ${message}`);
           if (retryable) {
             const { id, file, idempotencyKey } = item;
@@ -321,6 +339,19 @@ export function useUploads(target: {
     },
     [platform, update, clearDone],
   );
+
+  // Back online: what stopped for want of a connection continues from the last byte the platform holds.
+  useEffect(() => {
+    const back = () =>
+      latestItems.current
+        .filter((item) => item.phase === 'failed' && item.waitsForConnection)
+        .forEach((item) => {
+          setAnnouncement(`${item.file.name}: back online, resuming`);
+          void run(item);
+        });
+    window.addEventListener('online', back);
+    return () => window.removeEventListener('online', back);
+  }, [run]);
 
   const start = useCallback(
     (file: File, options: Pick<UploadItem, 'private' | 'meta' | 'replaces'>) => {
