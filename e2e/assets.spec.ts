@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { addUser, expect, signIn, test } from './support/app';
+import { expect, test } from './support/app';
 import {
   cameraPhotoJpeg,
   documentPhoto,
@@ -24,12 +24,14 @@ function watchUploads(page: Page) {
 
 test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes files', async ({
   page,
+  login,
   context,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.getByRole('link', { name: 'Solar Farm Fund I', exact: true }).click();
-  await expect(page.getByRole('heading', { name: /Solar Farm Fund I/ })).toBeVisible();
+  const { product } = await login({ role: 'issuer' });
+  await page.goto('/');
+  await page.getByRole('link', { name: product.name, exact: true }).click();
+  await expect(page.getByRole('heading', { name: product.name })).toBeVisible();
 
   // A logo: cropped to its top-left (red) quadrant as a square, with the keyboard doing the framing.
   const logo = slot(page, 'Logo');
@@ -150,6 +152,7 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
 
 test('previews cost a small fraction of their originals: the page fetches renditions only (W3)', async ({
   page,
+  login,
 }) => {
   test.setTimeout(90_000);
   const delivered = new Map<string, number>();
@@ -157,8 +160,9 @@ test('previews cost a small fraction of their originals: the page fetches rendit
     if (response.url().startsWith(`${platformUrl}/files/assets/`))
       delivered.set(response.url(), (await response.body()).length);
   });
-  await signIn(page, 'issuer@demo.test');
-  await page.getByRole('link', { name: 'Solar Farm Fund I', exact: true }).click();
+  const { product } = await login({ role: 'issuer' });
+  await page.goto('/');
+  await page.getByRole('link', { name: product.name, exact: true }).click();
   const cover = slot(page, 'Cover image');
   const photo = await cameraPhotoJpeg('site-photo.jpg');
   await cover.getByTestId('input-cover_image').setInputFiles(photo);
@@ -185,11 +189,14 @@ test('previews cost a small fraction of their originals: the page fetches rendit
   expect(ratio).toBeLessThanOrEqual(0.02);
 });
 
-test('a file of the wrong kind or over the limit is refused before any byte is sent', async ({ page }) => {
+test('a file of the wrong kind or over the limit is refused before any byte is sent', async ({
+  page,
+  login,
+}) => {
   // Handing the browser a 26 MB file crosses the DevTools protocol as base64: slow on a busy machine.
   test.setTimeout(240_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const uploads = watchUploads(page);
   const logo = slot(page, 'Logo');
   await logo.getByTestId('input-logo').setInputFiles(csvFile('figures.csv'));
@@ -202,9 +209,9 @@ test('a file of the wrong kind or over the limit is refused before any byte is s
   expect(uploads).toEqual([]);
 });
 
-test('a failed upload is retried without making a second asset', async ({ page }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+test('a failed upload is retried without making a second asset', async ({ page, login }) => {
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   // The first attempt reaches the platform, but its answer is lost on the way back.
   let lost = false;
   await page.route(`${platformUrl}/v2/core/assets`, async (route) => {
@@ -226,10 +233,13 @@ test('a failed upload is retried without making a second asset', async ({ page }
 test('the investor uploads identity documents privately; the admin reviews and approves them', async ({
   page,
   browser,
+  login,
 }) => {
   test.setTimeout(90_000);
-  await signIn(page, 'investor@demo.test');
-  await page.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
+  const investor = await login({ role: 'investor', name: 'Ivy Licence' });
+  const accreditation = investor.accreditation!.name;
+  await page.goto('/');
+  await page.getByRole('link', { name: accreditation }).click();
 
   const licence = slot(page, "Driver's licence");
   await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
@@ -257,10 +267,9 @@ test('the investor uploads identity documents privately; the admin reviews and a
   await expect(page.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
 
   // Another investor sees none of it: the accreditation does not open for them.
-  const stranger = addUser('investor');
   const strangerContext = await browser.newContext();
+  await login({ role: 'investor', context: strangerContext });
   const strangerPage = await strangerContext.newPage();
-  await signIn(strangerPage, stranger.email, stranger.password);
   await strangerPage.goto(new URL(page.url()).pathname);
   await expect(
     strangerPage.getByRole('heading', { name: 'This accreditation could not be opened' }),
@@ -270,12 +279,13 @@ test('the investor uploads identity documents privately; the admin reviews and a
 
   // The admin finds both documents, private as they are, and approves.
   const adminContext = await browser.newContext();
+  await login({ role: 'admin', context: adminContext });
   const admin = await adminContext.newPage();
-  await signIn(admin, 'admin@demo.test');
+  await admin.goto('/');
   await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review queue' }).click();
   const item = admin
     .getByRole('listitem')
-    .filter({ has: admin.getByRole('heading', { name: 'Accreditation of Ivy Investor' }) });
+    .filter({ has: admin.getByRole('heading', { name: accreditation }) });
   await expect(item.getByRole('button', { name: 'Open licence.jpg' })).toBeVisible();
   await expect(item.getByRole('button', { name: 'Open letter.pdf' })).toBeVisible();
   await expect(item.getByRole('img', { name: 'Preview of licence.jpg' })).toBeVisible();
@@ -284,9 +294,9 @@ test('the investor uploads identity documents privately; the admin reviews and a
   await item.getByRole('button', { name: 'Approve' }).click();
   // The decision leaves the queue at once, with a confirmation (its undo is tested in review-loop.spec.ts).
   await expect(item).toHaveCount(0);
-  await expect(admin.getByText('Approved Accreditation of Ivy Investor.')).toBeVisible();
+  await expect(admin.getByText(`Approved ${accreditation}.`)).toBeVisible();
   // Sent once the undo window has passed.
-  await expect(admin.getByText('Approved Accreditation of Ivy Investor.')).toHaveCount(0, {
+  await expect(admin.getByText(`Approved ${accreditation}.`)).toHaveCount(0, {
     timeout: 30_000,
   });
   await adminContext.close();
@@ -294,9 +304,10 @@ test('the investor uploads identity documents privately; the admin reviews and a
 
 test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the crop dialog', async ({
   page,
+  login,
 }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const financials = slot(page, 'Financial document');
   const figures = csvFile('figures-2025.csv');
   await financials.getByTestId('input-financial_document').setInputFiles(figures);
@@ -317,7 +328,7 @@ test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the 
   await page.keyboard.press('Escape');
 
   // Paste, as from a screenshot tool: the focused "Choose a file" button's area takes it.
-  await page.goto('/team-members/1');
+  await page.goto(`/team-members/${product.team_member.id}`);
   const avatar = slot(page, 'Team member avatar');
   const photo = await quadrantsPng('pasted.png');
   await avatar.getByRole('button', { name: chooserName('Team member avatar') }).focus();
@@ -341,9 +352,9 @@ test('a CSV goes up as-is and downloads byte for byte; a pasted image opens the 
   await expect(avatar.getByText('No team member avatar yet')).toBeVisible();
 });
 
-test('a rename the platform refuses is rolled back with a message', async ({ page }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+test('a rename the platform refuses is rolled back with a message', async ({ page, login }) => {
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const extra = slot(page, 'Additional document');
   await extra.getByTestId('input-additional_document').setInputFiles(multiPagePdf('terms.pdf', ['Terms']));
   await expect(card(extra, 'terms.pdf')).toBeVisible();
@@ -370,14 +381,18 @@ test('a rename the platform refuses is rolled back with a message', async ({ pag
   await expect(card(extra, 'Final terms.pdf')).toHaveCount(0);
 });
 
-test('P10: names with HTML or script in them show as text and run nothing', async ({ page, browser }) => {
+test('P10: names with HTML or script in them show as text and run nothing', async ({
+  page,
+  login,
+  browser,
+}) => {
   const alerts: string[] = [];
   page.on('dialog', (dialog) => {
     alerts.push(dialog.message());
     void dialog.dismiss();
   });
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const financials = slot(page, 'Financial document');
   const hostile = '"><img src=x onerror="window.pwned=1;alert(1)">.csv';
   await financials.getByTestId('input-financial_document').setInputFiles(csvFile(hostile));
@@ -397,13 +412,13 @@ test('P10: names with HTML or script in them show as text and run nothing', asyn
 
   // Another reader of the same offering (an investor) sees the name as text too, after a fresh load.
   const investorContext = await browser.newContext();
+  await login({ role: 'investor', context: investorContext });
   const investor = await investorContext.newPage();
   investor.on('dialog', (dialog) => {
     alerts.push(dialog.message());
     void dialog.dismiss();
   });
-  await signIn(investor, 'investor@demo.test');
-  await investor.goto('/investments/2');
+  await investor.goto(`/investments/${product.investment.id}`);
   await expect(investor.getByRole('paragraph').filter({ hasText: renamed })).toHaveText(renamed);
 
   for (const reader of [page, investor]) {
@@ -416,9 +431,10 @@ test('P10: names with HTML or script in them show as text and run nothing', asyn
 
 test('a failed upload keeps its Retry through a reload: the file is kept in the browser, not chosen again', async ({
   page,
+  login,
 }) => {
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/2');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   // The platform cannot be reached for this upload.
   await page.route(`${platformUrl}/v2/core/assets`, (route) =>
     route.request().method() === 'POST' ? route.abort('connectionrefused') : route.continue(),

@@ -1,5 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
-import { expect, signIn, test } from './support/app';
+import { expect, test } from './support/app';
 import { csvFile, multiPagePdf, quadrantsPng } from './support/files';
 import { card, slot } from './support/page-parts';
 
@@ -46,10 +46,11 @@ const fillsOneWay = (inner: Box, outer: Box) =>
 
 test('a picture opens whole at 1280×860 and 390×844, 4:3, 3:4 and square, and turns a quarter', async ({
   page,
+  login,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const pictures = [
     await quadrantsPng('wide-4x3.png', 1600, 1200),
     await quadrantsPng('tall-3x4.png', 1200, 1600),
@@ -104,10 +105,11 @@ test('a picture opens whole at 1280×860 and 390×844, 4:3, 3:4 and square, and 
 
 test('the keys work from the moment it opens: + zooms, 0 fits, → and ← step to the next file and back; 100 % is the file’s pixels', async ({
   page,
+  login,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   await upload(page, [await quadrantsPng('first.png', 800, 600), await quadrantsPng('second.png', 600, 800)]);
   // The viewer steps through all of the investment's files, in the order of their cards on the page.
   const names = await page.locator('.asset-card .asset-name').allTextContents();
@@ -154,10 +156,11 @@ test('the keys work from the moment it opens: + zooms, 0 fits, → and ← step 
 
 test('Download saves the original under its safe name; a text file called fake.pdf is Text, and saved as fake.txt', async ({
   page,
+  login,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const photo = await quadrantsPng('saved.png', 400, 300);
   const fake = {
     name: 'fake.pdf',
@@ -193,10 +196,11 @@ test('Download saves the original under its safe name; a text file called fake.p
 
 test('a PDF says which page is being read as it scrolls, goes to a page, and a CSV file opens as a table', async ({
   page,
+  login,
 }) => {
   test.setTimeout(120_000);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/investments/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/investments/${product.investment.id}`);
   const deck = multiPagePdf(
     'twelve.pdf',
     Array.from({ length: 12 }, (_, i) => `Page ${i + 1}`),

@@ -46,5 +46,5 @@ export async function storedAccessToken(page: Page): Promise<string | null> {
   });
 }
 
-export { expect, test, type Person } from './fixtures';
+export { expect, test, type Issuer, type Login, type LoginOptions, type Person } from './fixtures';
 export { addUser, type AddedUser, type OwnProduct } from './users';
