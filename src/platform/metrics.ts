@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { RequestMetrics } from './request-metrics';
 import { BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from './storage/blob-store';
 
 /**
@@ -37,28 +38,10 @@ export interface WatchedSources {
  */
 const durationBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** A request's series, looked up once per route, method and status and kept: no label hashing per request. */
-interface RouteSeries {
-  count: Counter.Internal;
-  duration: Histogram.Internal<'method' | 'route'>;
-}
-
 export function createPlatformMetrics(): PlatformMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'Requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from the request to the end of its answer, by method and route pattern',
-    labelNames: ['method', 'route'] as const,
-    buckets: durationBuckets,
-    registers: [registry],
-  });
+  const requests = new RequestMetrics(registry, durationBuckets);
   const uploadsInFlight = new Gauge({
     name: 'platform_uploads_in_flight',
     help: 'Upload requests being received',
@@ -94,27 +77,9 @@ export function createPlatformMetrics(): PlatformMetrics {
     registers: [registry],
   });
 
-  const series = new Map<string, RouteSeries>();
-  const seriesOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${status} ${route}`;
-    let found = series.get(key);
-    if (!found) {
-      found = {
-        count: requests.labels(method, route, String(status)),
-        duration: durations.labels(method, route),
-      };
-      series.set(key, found);
-    }
-    return found;
-  };
-
   return {
     registry,
-    requestCompleted(method, route, status, seconds) {
-      const { count, duration } = seriesOf(method, route, status);
-      count.inc();
-      duration.observe(seconds);
-    },
+    requestCompleted: (method, route, status, seconds) => requests.record(method, route, status, seconds),
     uploadStarted() {
       uploadsInFlight.inc();
       return (bytes) => {
