@@ -186,6 +186,10 @@ describe('tus at /v2/core/uploads', () => {
     expect(mine.status).toBe(200);
     expect(mine.headers.get('upload-offset')).toBe('0');
     expect((await fetch(url, { headers: bearer(issuer) })).status).toBe(409);
+    // Its creator gives up: the bytes and the upload go.
+    expect((await fetch(url, { method: 'DELETE', headers: { ...bearer(issuer), ...tus } })).status).toBe(204);
+    expect((await fetch(url, { method: 'HEAD', headers: { ...bearer(issuer), ...tus } })).status).toBe(404);
+    expect(await traces(idOf(url))).toEqual([]);
   });
 
   it('answers a PATCH at the wrong offset 409, and one with more bytes than Upload-Length 413', async () => {
