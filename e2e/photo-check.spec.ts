@@ -1,8 +1,11 @@
 import type { Page } from '@playwright/test';
 import { checklist, uploadLetter } from './support/accreditation';
-import { addUser, expect, signIn, test } from './support/app';
+import { addUser, expect, signIn, storedAccessToken, test } from './support/app';
 import { documentPhoto } from './support/files';
 import { card, cropAndSend, slot } from './support/page-parts';
+import { platformUrl } from './support/urls';
+
+type Measures = Record<string, number>;
 
 /**
  * The photo check (issue 31) in a real browser: the worker decodes the chosen photo and measures it
@@ -11,12 +14,27 @@ import { card, cropAndSend, slot } from './support/page-parts';
  */
 
 /** How long the browser's checks took, from the marks the app leaves in the page's timeline. */
-const checkTimes = (page: Page) =>
+const checks = (page: Page) =>
   page.evaluate(() =>
     performance
       .getEntriesByName('photo-check')
-      .map((entry) => (entry as PerformanceMark).detail.ms as number),
+      .map((entry) => (entry as PerformanceMark).detail as { ms: number; measures: Measures }),
   );
+
+/**
+ * The browser's and the platform's measures of one photo agree within these: the same functions on
+ * pixels reduced to the same size by different resizers (Chromium's, libvips's).
+ */
+function expectAgreement(browser: Measures, platform: Measures) {
+  expect(browser.short_side).toBe(platform.short_side);
+  expect(Math.abs(browser.luminance! - platform.luminance!)).toBeLessThan(3);
+  expect(Math.abs(browser.clipped_share! - platform.clipped_share!)).toBeLessThan(0.01);
+  expect(Math.abs(browser.glare_share! - platform.glare_share!)).toBeLessThan(0.01);
+  // Sharpness spans four orders of magnitude; a quarter either way keeps every label the same.
+  const ratio = (browser.sharpness! + 1) / (platform.sharpness! + 1);
+  expect(ratio).toBeGreaterThan(0.75);
+  expect(ratio).toBeLessThan(1.33);
+}
 
 test('a blurry licence photo is named before upload and goes up with "Use anyway"; a sharp 12 MP one passes without a word; the admin sees the flag and "Unreadable or blurry" chosen', async ({
   page,
@@ -52,12 +70,32 @@ test('a blurry licence photo is named before upload and goes up with "Use anyway
   const crop = page.getByRole('dialog', { name: 'Crop sharp-licence.jpg' });
   await expect(crop).toBeVisible();
   await expect(licence.getByText('This photo may be hard to read')).toHaveCount(0);
-  const times = await checkTimes(page);
+  const seen = await checks(page);
+  const times = seen.map((check) => check.ms);
   expect(times).toHaveLength(2);
   test.info().annotations.push({ type: 'photo check, 12 MP (ms)', description: times[1]!.toFixed(0) });
   console.log(`photo check in Chromium: 2.2 MP ${times[0]!.toFixed(0)} ms, 12 MP ${times[1]!.toFixed(0)} ms`);
   await crop.getByRole('button', { name: cropAndSend }).click();
   await expect(card(licence, 'sharp-licence.jpg')).toBeVisible();
+
+  // The platform measured the stored files again: the same numbers within the stated tolerance.
+  const token = await storedAccessToken(page);
+  const answer = await page.request.get(
+    `${platformUrl}/v2/core/accreditations/${account.accreditation!.id}`,
+    {
+      headers: { authorization: `Bearer ${token}` },
+    },
+  );
+  const { assets } = (await answer.json()) as {
+    assets: { name: string; quality?: { measures: Measures } }[];
+  };
+  const platformMeasures = (name: string) => assets.find((a) => a.name === name)!.quality!.measures;
+  for (const [index, name] of ['blurry-licence.jpg', 'sharp-licence.jpg'].entries()) {
+    console.log(
+      `${name}: browser ${JSON.stringify(seen[index]!.measures)}, platform ${JSON.stringify(platformMeasures(name))}`,
+    );
+    expectAgreement(seen[index]!.measures, platformMeasures(name));
+  }
 
   // Sent for review, the admin's queue flags the blurry one and starts a rejection from its reason.
   await uploadLetter(page, 'letter.pdf', ['Accredited investor']);

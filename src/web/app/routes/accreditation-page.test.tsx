@@ -337,6 +337,14 @@ describe('after a rejection', () => {
         reason: 'unreadable',
         files: [
           { id: 21, name: 'letter.pdf', sha256: 'ab'.repeat(32), file_type: 'letter_of_accreditation' },
+          // The photo check's flags the decision saw (issue 31), kept with it.
+          {
+            id: 22,
+            name: 'licence.jpg',
+            sha256: 'cd'.repeat(32),
+            file_type: 'drivers_license',
+            quality_issues: ['blurry'],
+          },
         ],
         file: null,
       },
@@ -350,6 +358,11 @@ describe('after a rejection', () => {
     );
     const item = entry.closest('li')!;
     expect(within(item).getByText(/letter\.pdf \(letter of accreditation\)/)).toBeTruthy();
+    const licence = within(item)
+      .getByText(/licence\.jpg \(driver's licence\)/)
+      .closest('li')!;
+    expect(within(licence).getByText('Possibly blurry')).toBeTruthy();
+    expect(within(item).getAllByText(/^Possibly/)).toHaveLength(1);
     await user.click(within(item).getByRole('button', { name: 'Open letter.pdf' }));
     await waitFor(() =>
       expect(opened).toHaveBeenCalledWith('https://files.test/21', '_blank', 'noopener,noreferrer'),

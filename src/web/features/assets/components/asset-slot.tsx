@@ -23,10 +23,11 @@ import { UnfinishedUploads } from './unfinished-uploads';
 import { UploadList } from './upload-list';
 import { DropAreaPlaceholder } from './drop-area-placeholder';
 import { PhotoCheckerContext, type PhotoVerdict } from '../photo-check/photo-checker';
-import { PhotoWarning } from '../photo-check/photo-warning';
 
 const FileDrop = lazy(() => import('./file-drop'));
 const CropDialog = lazy(() => import('./crop-dialog'));
+// Only when a photo has a problem: most uploads never load it.
+const PhotoWarning = lazy(() => import('../photo-check/photo-warning'));
 
 /** The upright size of an image, read by the browser without drawing it on a canvas. */
 function imageSize(url: string): Promise<{ width: number; height: number } | null> {
@@ -352,15 +353,17 @@ export function AssetSlot({
             </ul>
           )}
           {current && unansweredIssues(current).length > 0 && (
-            <PhotoWarning
-              key={current.url}
-              src={current.url}
-              fileName={current.file.name}
-              issues={unansweredIssues(current)}
-              document={fileType.fileType === 'utility_bill' ? 'bill' : 'licence'}
-              onRetake={retake}
-              onUseAnyway={useAnyway}
-            />
+            <Suspense fallback={null}>
+              <PhotoWarning
+                key={current.url}
+                src={current.url}
+                fileName={current.file.name}
+                issues={unansweredIssues(current)}
+                document={fileType.fileType === 'utility_bill' ? 'bill' : 'licence'}
+                onRetake={retake}
+                onUseAnyway={useAnyway}
+              />
+            </Suspense>
           )}
           {refusals.length > 0 && (
             <ul className="refusals" role="alert">

@@ -8,7 +8,7 @@ import { problemWords } from '../../../lib/photo-quality-words';
  * anyway". Shown only when there is a problem. Focus comes to its heading, so a screen reader reads
  * it and the two choices are the next stops.
  */
-export function PhotoWarning({
+export default function PhotoWarning({
   src,
   fileName,
   issues,
