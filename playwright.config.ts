@@ -20,8 +20,11 @@ export default defineConfig({
   testDir: 'e2e',
   // e2e/support holds helpers and their own Vitest tests (*.test.ts), not journeys.
   testIgnore: 'support/**',
+  // Tests that change data have people of their own (e2e/support/fixtures.ts), so files may run side by
+  // side (E2E_WORKERS); the tests of one file stay in order, as some share a server started in beforeAll.
+  // One by default: on a busy 2-core machine two were no faster (docs/development.md).
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS ?? 1),
   retries: 0,
   forbidOnly: true,
   reporter: 'list',

@@ -167,7 +167,7 @@ test('the admin’s review queue, the viewer beside the decision, and the decide
 test('the question a page-wide drop asks', async ({ page }) => {
   await signIn(page, 'issuer@demo.test');
   await visit(page, '/products/2', /Harbor Street Lofts/);
-  await dropFiles(page.getByRole('heading', { level: 1 }), [multiPagePdf('where.pdf', ['Where'])]);
+  await dropFiles(page.getByRole('heading', { level: 1 }), [await multiPagePdf('where.pdf', ['Where'])]);
   await expect(page.getByRole('dialog', { name: 'Where does where.pdf go?' })).toBeVisible();
   expect(await seriousViolations(page, 'page-wide drop question')).toEqual([]);
   await page.keyboard.press('Escape');

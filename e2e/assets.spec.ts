@@ -74,7 +74,7 @@ test('the issuer uploads, crops, renames, hides, re-crops, opens and deletes fil
   );
   await deck
     .getByTestId('input-pitch_deck')
-    .setInputFiles(multiPagePdf('deck.pdf', ['Solar Farm', 'Page two']));
+    .setInputFiles(await multiPagePdf('deck.pdf', ['Solar Farm', 'Page two']));
   await expect(card(deck, 'deck.pdf')).toBeVisible();
   // Its preview is the platform's thumbnail of page 1 (white paper above, a red band below), fetched
   // as a small rendition of the thumbnail asset, never the PDF itself (performance.md W3). The
@@ -221,7 +221,9 @@ test('a failed upload is retried without making a second asset', async ({ page, 
     await route.abort('connectionreset');
   });
   const teaser = slot(page, 'One-page teaser');
-  await teaser.getByTestId('input-one_page_teaser').setInputFiles(multiPagePdf('teaser.pdf', ['Teaser']));
+  await teaser
+    .getByTestId('input-one_page_teaser')
+    .setInputFiles(await multiPagePdf('teaser.pdf', ['Teaser']));
   await expect(teaser.getByText('Failed', { exact: true })).toBeVisible();
   await teaser.getByRole('button', { name: 'Retry teaser.pdf' }).click();
   await expect(card(teaser, 'teaser.pdf')).toBeVisible();
@@ -260,7 +262,7 @@ test('the investor uploads identity documents privately; the admin reviews and a
   const letter = slot(page, 'Letter of accreditation');
   await letter
     .getByTestId('input-letter_of_accreditation')
-    .setInputFiles(multiPagePdf('letter.pdf', ['Accredited', 'Signed']));
+    .setInputFiles(await multiPagePdf('letter.pdf', ['Accredited', 'Signed']));
   await expect(card(letter, 'letter.pdf').getByText('Private', { exact: true }).first()).toBeVisible();
   // Everything it needs is there: the investor sends it for review.
   await page.getByRole('button', { name: 'Send for review' }).click();
@@ -356,7 +358,9 @@ test('a rename the platform refuses is rolled back with a message', async ({ pag
   const { product } = await login({ role: 'issuer' });
   await page.goto(`/investments/${product.investment.id}`);
   const extra = slot(page, 'Additional document');
-  await extra.getByTestId('input-additional_document').setInputFiles(multiPagePdf('terms.pdf', ['Terms']));
+  await extra
+    .getByTestId('input-additional_document')
+    .setInputFiles(await multiPagePdf('terms.pdf', ['Terms']));
   await expect(card(extra, 'terms.pdf')).toBeVisible();
   await page.route(`${platformUrl}/v2/core/assets/*`, (route) =>
     route.request().method() === 'PUT'

@@ -102,7 +102,7 @@ test('focus returns to what opened each dialog and in-place edit, and moves on s
   const charters = slot(page, 'Charter document');
   await charters
     .getByTestId('input-charter_document')
-    .setInputFiles([multiPagePdf('a.pdf', ['A']), multiPagePdf('b.pdf', ['B'])]);
+    .setInputFiles([await multiPagePdf('a.pdf', ['A']), await multiPagePdf('b.pdf', ['B'])]);
   // Uploads take a while on a busy machine.
   await expect(card(charters, 'a.pdf')).toBeVisible({ timeout: 60_000 });
   await expect(card(charters, 'b.pdf')).toBeVisible({ timeout: 60_000 });
@@ -173,7 +173,7 @@ test('the viewer shows an image with its crop outlined and zooms it; a PDF page 
   const decks = slot(page, 'Pitch deck');
   await decks
     .getByTestId('input-pitch_deck')
-    .setInputFiles(multiPagePdf('story.pdf', ['First', 'Second', 'Third']));
+    .setInputFiles(await multiPagePdf('story.pdf', ['First', 'Second', 'Third']));
   await card(decks, 'story.pdf').getByRole('button', { name: 'Open story.pdf' }).click();
   const pdf = page.getByRole('dialog', { name: 'story.pdf' });
   await expect(pdf.getByText('Page 1 of 3', { exact: true })).toBeVisible();
@@ -205,7 +205,7 @@ test('a PDF viewer loads while the person points at Open, the next PDF reuses it
   const financials = slot(page, 'Financial document');
   await financials
     .getByTestId('input-financial_document')
-    .setInputFiles([multiPagePdf('2024.pdf', ['2024']), multiPagePdf('2025.pdf', ['2025'])]);
+    .setInputFiles([await multiPagePdf('2024.pdf', ['2024']), await multiPagePdf('2025.pdf', ['2025'])]);
   // PDFs take a while on a busy machine (the platform draws their thumbnails).
   await expect(card(financials, '2024.pdf')).toBeVisible({ timeout: 60_000 });
   await expect(card(financials, '2025.pdf')).toBeVisible({ timeout: 60_000 });
@@ -251,7 +251,9 @@ test("a PDF opens on its first page's thumbnail while pdf.js is still loading", 
   const { product } = await login({ role: 'issuer' });
   await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
-  await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('cover.pdf', ['Cover', 'Two']));
+  await decks
+    .getByTestId('input-pitch_deck')
+    .setInputFiles(await multiPagePdf('cover.pdf', ['Cover', 'Two']));
   // The card shows the thumbnail once the platform has made it.
   const preview = card(decks, 'cover.pdf').getByRole('img', { name: 'Preview of cover.pdf' });
   await expect(preview).toBeVisible({ timeout: 60_000 });
@@ -376,7 +378,7 @@ test('the Private switch is there only where it changes who can see a file', asy
   const { product } = await login({ role: 'issuer' });
   await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
-  await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('public-deck.pdf', ['Deck']));
+  await decks.getByTestId('input-pitch_deck').setInputFiles(await multiPagePdf('public-deck.pdf', ['Deck']));
   await expect(card(decks, 'public-deck.pdf').getByRole('switch', { name: 'Private' })).toBeVisible({
     timeout: 60_000,
   });
@@ -447,11 +449,11 @@ test('a replace can be taken back like a delete: Undo removes the new file and t
   await page.goto(`/products/${product.id}`);
   const decks = slot(page, 'Pitch deck');
   const inputOf = () => decks.getByTestId('input-pitch_deck');
-  await inputOf().setInputFiles(multiPagePdf('deck-before-undo.pdf', ['Before']));
+  await inputOf().setInputFiles(await multiPagePdf('deck-before-undo.pdf', ['Before']));
   await expect(card(decks, 'deck-before-undo.pdf')).toBeVisible();
   const oldId = await fileIdOf(page, 'deck-before-undo.pdf', 'Pitch deck');
 
-  await inputOf().setInputFiles(multiPagePdf('deck-after-undo.pdf', ['After']));
+  await inputOf().setInputFiles(await multiPagePdf('deck-after-undo.pdf', ['After']));
   await expect(card(decks, 'deck-after-undo.pdf')).toBeVisible();
   const newId = await fileIdOf(page, 'deck-after-undo.pdf', 'Pitch deck');
   const notice = decks.getByText('Replaced deck-before-undo.pdf with deck-after-undo.pdf.');
@@ -476,7 +478,7 @@ test('a file dropped anywhere on a product page goes to the slot the person pick
   await expect(slot(page, 'Charter document')).toBeVisible();
   // Dropped on the page's title, far from any slot.
   await dropFiles(page.getByRole('heading', { level: 1 }), [
-    multiPagePdf('dropped-charter.pdf', ['Charter']),
+    await multiPagePdf('dropped-charter.pdf', ['Charter']),
   ]);
   const ask = page.getByRole('dialog', { name: 'Where does dropped-charter.pdf go?' });
   await expect(ask).toBeVisible();

@@ -146,7 +146,11 @@ test('the start page says where the investor’s accreditation stands, and what 
   const ivy = await signedIn(browser, login, { role: 'investor', name: 'Ivy Rejected' });
   const accreditation = ivy.person.accreditation!;
   const documents = [
-    { file_type: 'letter_of_accreditation', meta: {}, file: multiPagePdf('letter.pdf', ['Accredited']) },
+    {
+      file_type: 'letter_of_accreditation',
+      meta: {},
+      file: await multiPagePdf('letter.pdf', ['Accredited']),
+    },
     { file_type: 'drivers_license', meta: { side: 'both' }, file: await quadrantsPng('licence.png') },
   ];
   for (const { file_type, meta, file } of documents) {
@@ -201,7 +205,7 @@ test('the start page says where the investor’s accreditation stands, and what 
   // A new letter answers the rejection: the accreditation needs sending again, here and at home.
   await page
     .getByTestId('input-letter_of_accreditation')
-    .setInputFiles(multiPagePdf('signed-letter.pdf', ['Accredited', 'Signed']));
+    .setInputFiles(await multiPagePdf('signed-letter.pdf', ['Accredited', 'Signed']));
   await expect(page.getByRole('button', { name: 'Open signed-letter.pdf' })).toBeVisible({ timeout: 60_000 });
   await expect(page.getByRole('region', { name: 'Review: Documents needed' })).toBeVisible({
     timeout: 30_000,

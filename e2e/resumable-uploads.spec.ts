@@ -20,10 +20,10 @@ import { platformUrl } from './support/urls';
 const folder = '.tmp/e2e-resumable';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-function fileOnDisk(name: string, megabytes: number) {
+async function fileOnDisk(name: string, megabytes: number) {
   mkdirSync(folder, { recursive: true });
   const path = join(folder, name);
-  writeFileSync(path, largePdf(name, megabytes, name).buffer);
+  writeFileSync(path, (await largePdf(name, megabytes, name)).buffer);
   return path;
 }
 
@@ -70,7 +70,7 @@ test('a large upload pauses and resumes from the keyboard, survives a reload, an
   page,
 }) => {
   test.setTimeout(180_000);
-  const path = fileOnDisk('charter-large.pdf', 8);
+  const path = await fileOnDisk('charter-large.pdf', 8);
   await signIn(page, 'issuer@demo.test');
   await page.goto('/products/1');
   const charters = slot(page, 'Charter document');

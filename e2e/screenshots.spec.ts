@@ -53,7 +53,7 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await page.getByRole('button', { name: cropAndSend }).click();
   await slot('Pitch deck')
     .getByTestId('input-pitch_deck')
-    .setInputFiles(multiPagePdf('harbor-deck.pdf', ['Harbor']));
+    .setInputFiles(await multiPagePdf('harbor-deck.pdf', ['Harbor']));
   // The deck's thumbnail is drawn after its upload is answered: its card shows it once ready.
   await expect(slot('Pitch deck').getByRole('img', { name: 'Preview of harbor-deck.pdf' })).toBeVisible({
     timeout: 60_000,

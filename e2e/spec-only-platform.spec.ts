@@ -170,7 +170,7 @@ test.describe('a platform with nothing beyond the spec: no /me, no entity reads,
     const letters = slot(page, 'Letter of accreditation');
     await letters
       .getByTestId('input-letter_of_accreditation')
-      .setInputFiles(multiPagePdf('letter.pdf', ['Accredited']));
+      .setInputFiles(await multiPagePdf('letter.pdf', ['Accredited']));
     const letter = card(letters, 'letter.pdf');
     await expect(letter.getByText('Private', { exact: true }).first()).toBeVisible();
     await expect(letter.getByText(/Visible to others/)).toHaveCount(0);
@@ -201,7 +201,7 @@ test.describe('a platform with nothing beyond the spec: no /me, no entity reads,
       await signIn(page, specPeople.issuer, specDefaultPassword, shortLived);
       await page.goto(`${shortLived.webUrl}/products/2`);
       const decks = slot(page, 'Pitch deck');
-      await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('deck.pdf', ['Cider']));
+      await decks.getByTestId('input-pitch_deck').setInputFiles(await multiPagePdf('deck.pdf', ['Cider']));
       const deck = card(decks, 'deck.pdf');
       await expect(deck).toBeVisible();
       await deck.getByRole('button', { name: 'Rename deck.pdf' }).click();
@@ -261,7 +261,7 @@ for (const [shape, assetList] of [
       const decks = slot(page, 'Pitch deck');
       await decks
         .getByTestId('input-pitch_deck')
-        .setInputFiles(multiPagePdf(`deck-${shape}.pdf`, ['Bakery']));
+        .setInputFiles(await multiPagePdf(`deck-${shape}.pdf`, ['Bakery']));
       await expect(card(decks, `deck-${shape}.pdf`)).toBeVisible();
 
       // Listed by the platform, not remembered by this browser: forget the browser's memory, reload.
@@ -323,7 +323,7 @@ test.describe('a spec-only platform whose CORS admits no app at all: the API goe
     await page.goto(`${pair.webUrl}/products/2`);
     await expect(page.getByRole('heading', { name: 'Product Orchard Cider' })).toBeVisible();
     const decks = slot(page, 'Pitch deck');
-    await decks.getByTestId('input-pitch_deck').setInputFiles(multiPagePdf('cider.pdf', ['Cider']));
+    await decks.getByTestId('input-pitch_deck').setInputFiles(await multiPagePdf('cider.pdf', ['Cider']));
     const deck = card(decks, 'cider.pdf');
     await expect(deck).toBeVisible();
     await deck.getByRole('switch', { name: 'Private' }).check();
@@ -350,7 +350,7 @@ test.describe('a spec-only platform whose CORS admits no app at all: the API goe
     const decks = slot(page, 'Pitch deck');
     const before = creates();
     // Over the 5 MB from which the app sends resumably where a platform offers it.
-    await decks.getByTestId('input-pitch_deck').setInputFiles(largePdf('large-cider.pdf', 6));
+    await decks.getByTestId('input-pitch_deck').setInputFiles(await largePdf('large-cider.pdf', 6));
     await expect(card(decks, 'large-cider.pdf')).toBeVisible();
     expect(creates()).toBe(before + 1);
     expect(tus).toEqual([]);

@@ -201,7 +201,7 @@ test('a PDF says which page is being read as it scrolls, goes to a page, and a C
   test.setTimeout(120_000);
   const { product } = await login({ role: 'issuer' });
   await page.goto(`/investments/${product.investment.id}`);
-  const deck = multiPagePdf(
+  const deck = await multiPagePdf(
     'twelve.pdf',
     Array.from({ length: 12 }, (_, i) => `Page ${i + 1}`),
   );

@@ -10,7 +10,7 @@ export const checklist = (investor: Page) =>
 /** Uploads a letter of accreditation (a PDF with these pages) on the accreditation's page. */
 export async function uploadLetter(investor: Page, name: string, pages: string[]) {
   const letters = slot(investor, 'Letter of accreditation');
-  await letters.getByTestId('input-letter_of_accreditation').setInputFiles(multiPagePdf(name, pages));
+  await letters.getByTestId('input-letter_of_accreditation').setInputFiles(await multiPagePdf(name, pages));
   await expect(card(letters, name)).toBeVisible();
 }
 

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { textPagesPdf } from '../../src/testing/pdf';
 
 /**
  * Real files for the upload tests, made on the fly so the repository carries no binaries. The e2e tests
@@ -61,36 +62,9 @@ export async function cameraPhotoJpeg(name = 'camera.jpg'): Promise<TestFile> {
   return { name, mimeType: 'image/jpeg', buffer: jpeg };
 }
 
-/** A valid PDF with one page per text, each page showing its text in large type. */
-export function multiPagePdf(name: string, pages: string[]): TestFile {
-  const objects: string[] = [];
-  const add = (object: string) => objects.push(object);
-  add('<< /Type /Catalog /Pages 2 0 R >>');
-  add(''); // the page tree, filled in once the pages' numbers are known
-  add('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
-  const kids: number[] = [];
-  for (const text of pages) {
-    const content = `0.9 0.2 0.2 rg 0 0 612 396 re f 0 0 0 rg BT /F1 48 Tf 72 600 Td (${text}) Tj ET`;
-    add(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
-    const contentNumber = objects.length;
-    add(
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${contentNumber} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`,
-    );
-    kids.push(objects.length);
-  }
-  objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${kids.length} >>`;
-
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, i) => {
-    offsets.push(body.length);
-    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return { name, mimeType: 'application/pdf', buffer: Buffer.from(body, 'latin1') };
+/** A PDF with one page per text, each page showing its text in large type (src/testing/pdf.ts). */
+export async function multiPagePdf(name: string, pages: string[]): Promise<TestFile> {
+  return { name, mimeType: 'application/pdf', buffer: await textPagesPdf(pages) };
 }
 
 export const csvFile = (name = 'figures.csv'): TestFile => ({
@@ -110,8 +84,8 @@ export const oversizedPng = (megabytes: number, name = 'huge.png'): TestFile => 
  * A valid PDF of at least `megabytes`: one page, then a comment line of padding (PDF readers skip
  * comments). Large enough for the app to send it resumably where the platform offers tus.
  */
-export function largePdf(name: string, megabytes: number, text = 'Large'): TestFile {
-  const pdf = multiPagePdf(name, [text]);
+export async function largePdf(name: string, megabytes: number, text = 'Large'): Promise<TestFile> {
+  const pdf = await multiPagePdf(name, [text]);
   const padding = Buffer.alloc(megabytes * 1024 * 1024, '%');
   return { ...pdf, buffer: Buffer.concat([pdf.buffer, padding, Buffer.from('\n')]) };
 }

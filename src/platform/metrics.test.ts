@@ -83,7 +83,7 @@ describe('metrics on METRICS_PORT', () => {
       headers: bearer(token),
       body: multipartBody(
         { file_type: 'pitch_deck', assetable_type: 'Product', assetable_id: String(product.id) },
-        { name: 'deck.pdf', bytes: pdf(), type: 'application/pdf' },
+        { name: 'deck.pdf', bytes: await pdf(), type: 'application/pdf' },
       ),
     });
     expect(answer.status).toBe(201);

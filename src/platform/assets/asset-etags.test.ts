@@ -81,7 +81,7 @@ describe('an etag field in every Asset', () => {
           assetable_type: 'Accreditation',
           assetable_id: String(accreditationId),
         },
-        { name: 'letter.pdf', bytes: pdf('Letter') },
+        { name: 'letter.pdf', bytes: await pdf('Letter') },
       ),
     });
     expect(response.status).toBe(201);

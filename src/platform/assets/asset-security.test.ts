@@ -99,7 +99,7 @@ describe('B3 who may read and change an asset', () => {
     const letter = await createAsset(
       investor,
       { file_type: 'letter_of_accreditation', assetable_type: 'Accreditation', assetable_id: '1' },
-      { name: 'letter.pdf', bytes: pdf() },
+      { name: 'letter.pdf', bytes: await pdf() },
     );
     await expectProblem(await api(`/v2/core/assets/${letter.id}`, otherInvestor), 404, 'not_found');
     await expectProblem(
@@ -301,7 +301,7 @@ describe('U4 bytes that do not match the declared kind', () => {
   });
   it('refuses a PDF uploaded as a logo with 415', async () => {
     await expectProblem(
-      await upload(issuer, logoFields, { name: 'logo.png', bytes: pdf(), type: 'image/png' }),
+      await upload(issuer, logoFields, { name: 'logo.png', bytes: await pdf(), type: 'image/png' }),
       415,
     );
     await expectNothingKept();

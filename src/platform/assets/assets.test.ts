@@ -79,7 +79,7 @@ describe('POST /v2/core/assets in every body form', () => {
   });
 
   it('takes asset[...]-wrapped multipart', async () => {
-    const bytes = pdf('Deck');
+    const bytes = await pdf('Deck');
     const asset = await created(
       await api('/v2/core/assets', issuer, {
         method: 'POST',
@@ -379,7 +379,7 @@ describe('admin review', () => {
             assetable_type: 'Accreditation',
             assetable_id: String(accreditationId),
           },
-          { name: 'letter.pdf', bytes: pdf('Accredited') },
+          { name: 'letter.pdf', bytes: await pdf('Accredited') },
         ),
       }),
     );

@@ -222,14 +222,18 @@ describe('an entity’s assets, a page at a time', () => {
       const first = await upload(
         product,
         { file_type: 'charter_document' },
-        { name: 'a.pdf', bytes: pdf('A') },
+        { name: 'a.pdf', bytes: await pdf('A') },
       );
       const between = await upload(
         product,
         { file_type: 'logo' },
         { name: 'logo.png', bytes: await png(8, 8) },
       );
-      const second = await upload(product, { file_type: 'pitch_deck' }, { name: 'b.pdf', bytes: pdf('B') });
+      const second = await upload(
+        product,
+        { file_type: 'pitch_deck' },
+        { name: 'b.pdf', bytes: await pdf('B') },
+      );
       const thumbnails = [first.thumbnail_id, second.thumbnail_id].map(Number);
       expect(thumbnails.every(Number.isSafeInteger)).toBe(true);
       // While their thumbnails are pending: one asset to a page, no page empty, no thumbnail.

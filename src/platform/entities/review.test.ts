@@ -118,7 +118,7 @@ async function upload(
   token = investor,
   fields: Record<string, string> = {},
 ): Promise<Asset> {
-  const bytes = fileType === 'letter_of_accreditation' ? pdf('Letter') : await jpeg(64, 48);
+  const bytes = fileType === 'letter_of_accreditation' ? await pdf('Letter') : await jpeg(64, 48);
   return uploadBytes(id, fileType, name, bytes, token, fields);
 }
 
@@ -479,7 +479,7 @@ describe('a decision', () => {
 
   it('records the files it was made on, with the SHA-256 of their bytes, and no thumbnails', async () => {
     const id = await newAccreditation();
-    const letterBytes = pdf('Signed letter');
+    const letterBytes = await pdf('Signed letter');
     const letter = await uploadBytes(id, 'letter_of_accreditation', 'letter.pdf', letterBytes);
     const licenceBytes = await jpeg(80, 50);
     const licence = await uploadBytes(id, 'drivers_license', 'licence.jpg', licenceBytes);

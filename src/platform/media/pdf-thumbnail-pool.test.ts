@@ -129,7 +129,7 @@ const lowPriorityThreadsWhenRendering = (p: PdfThumbnailPool) =>
 // A new pool's worker loads pdf.js first: seconds on a busy machine before its first render.
 describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
   it('renders page 1 of a multi-page PDF, fitted within 1024 px, into a PNG', async () => {
-    const thumbnail = await render(shared, threePagePdf());
+    const thumbnail = await render(shared, await threePagePdf());
     // US Letter (612 × 792 pt) scaled so the longer side is 1024 px.
     expect([thumbnail.width, thumbnail.height]).toEqual([791, 1024]);
     const meta = await sharp(thumbnail.png).metadata();
@@ -142,7 +142,7 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
   });
 
   it('keeps the shape of a landscape page', async () => {
-    const thumbnail = await render(shared, landscapePdf());
+    const thumbnail = await render(shared, await landscapePdf());
     expect([thumbnail.width, thumbnail.height]).toEqual([1024, 576]);
     // Blue on the top half (PDF y grows upwards, images downwards).
     expect(await pixel(thumbnail.png, 500, 100)).toEqual([0, 0, 255]);
@@ -150,9 +150,9 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
   });
 
   it('applies a configured side and pixel limit', async () => {
-    const small = await render(pool({ maxSide: 200 }), redHalfPdf());
+    const small = await render(pool({ maxSide: 200 }), await redHalfPdf());
     expect([small.width, small.height]).toEqual([155, 200]);
-    const fewPixels = await render(pool({ maxPixels: 10_000 }), redHalfPdf());
+    const fewPixels = await render(pool({ maxPixels: 10_000 }), await redHalfPdf());
     expect(fewPixels.width * fewPixels.height).toBeLessThanOrEqual(10_000);
     expect(fewPixels.height).toBeGreaterThan(100);
   });
@@ -165,9 +165,9 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     const tooLarge = { ...source(Buffer.alloc(0)), size: 2 << 20 };
     expect(await outcome(p.render(tooLarge))).toBe('too_large');
     expect(tooLarge.reads).toBe(0);
-    expect(await outcome(render(pool({ workers: 0 }), redHalfPdf()))).toBe('disabled');
+    expect(await outcome(render(pool({ workers: 0 }), await redHalfPdf()))).toBe('disabled');
     // The same worker goes on rendering good files after bad ones.
-    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
   });
 
   it('renders at the lowest CPU priority unless told not to, so that requests win over renders', async () => {
@@ -182,11 +182,11 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
 
   it('ends a render past its time limit and replaces the worker', async () => {
     const p = pool({ timeoutMs: 400 });
-    await render(p, redHalfPdf()); // The process is up, so only the render is timed.
+    await render(p, await redHalfPdf()); // The process is up, so only the render is timed.
     const cpu = cpuMsWithEndedChildren();
     expect(await outcome(render(p, slowPdf()))).toBe('timeout');
     // The ended process was replaced; by the time the next render is drawn it has been waited for.
-    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
     // Seconds of drawing (about 7 s of CPU) were cut off near the limit. The limit counts the
     // render's CPU time, so this holds however long a busy machine kept the process waiting.
     expect(cpuMsWithEndedChildren() - cpu).toBeLessThan(3000);
@@ -194,17 +194,17 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
 
   it('ends a render whose process grows past its memory limit, and draws the next file in a fresh one', async () => {
     const p = pool({ maxRssMb: 300, timeoutMs: 600_000 });
-    await render(p, redHalfPdf());
+    await render(p, await redHalfPdf());
     // A page that inflates to 400 MB: its process is ended near 300 MB, whatever its JavaScript heap.
     expect(await outcome(render(p, await inflatingPdf(400 * 1024 * 1024)))).toBe('memory_limit');
-    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
   });
 
   it('replaces a render process that a render left larger, so that the memory goes back', async () => {
     const renderProcesses = () => processTree().slice(1);
     const others = new Set(renderProcesses());
     const p = pool({ maxRssMb: 1024, recycleGrowthMb: 64, timeoutMs: 600_000 });
-    await render(p, redHalfPdf());
+    await render(p, await redHalfPdf());
     const [first, ...more] = renderProcesses().filter((pid) => !others.has(pid));
     expect(more).toEqual([]);
     // A blank page whose content inflates to 200 MB: drawn, and its process kept what it decoded.
@@ -213,7 +213,7 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     await pollUntil('the render process to be replaced', () =>
       renderProcesses().includes(first!) ? undefined : true,
     );
-    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
     expect(renderProcesses().filter((pid) => !others.has(pid))).toHaveLength(1);
   });
 
@@ -221,7 +221,7 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     const p = pool({ timeoutMs: 60_000 });
     // No worker started yet: a render would wait for pdf.js to load.
     expect(p.hasIdleWorker()).toBe(false);
-    expect(await outcome(render(p, redHalfPdf()))).toBe('rendered');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
     expect(p.hasIdleWorker()).toBe(true);
     // The one worker is drawing (seconds of it): the next render would wait.
     const slow = outcome(render(p, slowPdf()));
@@ -257,7 +257,7 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
   });
 
   it('reads a PDF within one 64 KB chunk once, with the job, and no more', async () => {
-    const small = threePagePdf();
+    const small = await threePagePdf();
     expect(small.length).toBeLessThan(64 * 1024);
     const file = source(small);
     await shared.render(file);
@@ -266,7 +266,7 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
   });
 
   it('fails the render when the file cannot be read (deleted meanwhile), and goes on with the next', async () => {
-    const bytes = threePagePdf();
+    const bytes = await threePagePdf();
     const failing = {
       size: bytes.length,
       read: async () => {
@@ -274,22 +274,22 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
       },
     };
     expect(await outcome(shared.render(failing))).toBe('read_failed');
-    expect(await outcome(render(shared, redHalfPdf()))).toBe('rendered');
+    expect(await outcome(render(shared, await redHalfPdf()))).toBe('rendered');
   });
 
   it('bounds the queue, reads nothing of a waiting file, and refuses jobs once closed', async () => {
     const p = pool({ maxQueue: 1, timeoutMs: 3000 });
-    await render(p, redHalfPdf());
+    await render(p, await redHalfPdf());
     const slow = outcome(render(p, slowPdf()));
-    const waiting = source(redHalfPdf());
+    const waiting = source(await redHalfPdf());
     const queued = outcome(p.render(waiting));
-    expect(await outcome(render(p, redHalfPdf()))).toBe('busy');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('busy');
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(waiting.reads).toBe(0);
     await p.close();
     expect(await slow).toBe('closed');
     expect(await queued).toBe('closed');
     expect(waiting.reads).toBe(0);
-    expect(await outcome(render(p, redHalfPdf()))).toBe('closed');
+    expect(await outcome(render(p, await redHalfPdf()))).toBe('closed');
   });
 });

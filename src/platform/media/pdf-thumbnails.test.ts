@@ -150,7 +150,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     const before = (await storedKeys()).length;
     // No thumbnail may be finished: had the upload waited for it, it would never be answered.
     beforeRender.hold();
-    const parent = await upload(threePagePdf());
+    const parent = await upload(await threePagePdf());
     expect(parent.thumbifiable).toBe(true);
     expect(parent.thumbnail_id).toMatch(/^\d+$/);
     const thumbnailId = Number(parent.thumbnail_id);
@@ -210,7 +210,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
 
   it('keeps the thumbnail, pending or made, out of the entity sideload and its links.assets list', async () => {
     beforeRender.hold();
-    const parent = await upload(redHalfPdf());
+    const parent = await upload(await redHalfPdf());
     try {
       const entity = (await (await api(`/v2/core/products/${setup.productId}`, setup.issuer)).json()) as {
         product: { links: { assets: string } };
@@ -241,13 +241,13 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
   });
 
   it("shows the thumbnail to whoever may see the parent, and follows the parent's privacy", async () => {
-    const open = await upload(redHalfPdf());
+    const open = await upload(await redHalfPdf());
     await ready(open.thumbnail_id!);
     expect((await get(open.thumbnail_id!, setup.investor)).status).toBe(200);
     expect((await fetch(await downloadUrl(open.thumbnail_id!, setup.investor))).status).toBe(200);
 
     beforeRender.hold();
-    const hidden = await upload(redHalfPdf(), { private: 'true' });
+    const hidden = await upload(await redHalfPdf(), { private: 'true' });
     // Pending or made, a private parent's thumbnail is private.
     expect((await get(hidden.thumbnail_id!)).asset).toMatchObject({ private: true, pending: true });
     expect((await get(hidden.thumbnail_id!, setup.investor)).status).toBe(404);
@@ -270,7 +270,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
 
   it('lets the owner change or delete a thumbnail, pending or made, only through its parent', async () => {
     beforeRender.hold();
-    const parent = await upload(redHalfPdf());
+    const parent = await upload(await redHalfPdf());
     const tryChanges = async () => {
       const put = await api(`/v2/core/assets/${parent.thumbnail_id}`, setup.issuer, {
         method: 'PUT',
@@ -293,7 +293,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
     const image = await upload(await png(300, 200), {});
     expect(image).toMatchObject({ thumbifiable: true, content_type: 'image/png' });
     expect(image.thumbnail_id).toBeUndefined();
-    const document = await upload(redHalfPdf(), {
+    const document = await upload(await redHalfPdf(), {
       file_type: 'additional_document',
       assetable_type: 'Investment',
       assetable_id: String(setup.investmentId),
@@ -334,7 +334,7 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
   });
 
   it('deletes the thumbnail, its file and its download URLs with the parent', async () => {
-    const parent = await upload(redHalfPdf());
+    const parent = await upload(await redHalfPdf());
     const thumbnail = await ready(parent.thumbnail_id!);
     const thumbnailUrl = await downloadUrl(thumbnail.id);
     expect(await storedKeys()).toContain(thumbnail.key);
@@ -395,9 +395,9 @@ describe('PDF thumbnails, made after the upload is answered', waitsForRenders, (
   it('answers a retried create with the same thumbnail, and makes no second one', async () => {
     const before = (await storedKeys()).length;
     const headers = { 'idempotency-key': 'thumbnail-retry-1' };
-    const first = await upload(redHalfPdf(), { name: 'Retried deck' }, headers);
+    const first = await upload(await redHalfPdf(), { name: 'Retried deck' }, headers);
     // Same request again, byte for byte: the same answer.
-    const bytes = Buffer.from(redHalfPdf());
+    const bytes = Buffer.from(await redHalfPdf());
     const second = await upload(bytes, { name: 'Retried deck' }, headers);
     expect(second.id).toBe(first.id);
     expect(second.thumbnail_id).toBe(first.thumbnail_id);
@@ -458,12 +458,12 @@ describe('PDF thumbnails under limits', waitsForRenders, () => {
         .slice(warnedBefore)
         .map((w) => w.reason),
     ).toEqual(['too_large']);
-    expect((await upload(redHalfPdf())).thumbnail_id).toBeDefined();
+    expect((await upload(await redHalfPdf())).thumbnail_id).toBeDefined();
   });
 
   it('PT3 gives up a render that takes too long while the API keeps answering, then renders the next file', async () => {
     const warnedBefore = thumbnailWarnings(setup).length;
-    const probe = await upload(redHalfPdf());
+    const probe = await upload(await redHalfPdf());
     // pdf.js needs seconds of CPU for this file (under the size limit): far past the 1.5 s limit.
     const slowFile = slowPdf();
     expect(slowFile.length).toBeLessThan(20_000);
@@ -482,7 +482,7 @@ describe('PDF thumbnails under limits', waitsForRenders, () => {
         .map((w) => w.reason),
     ).toEqual(['timeout']);
     // The stuck worker was replaced.
-    const next = await upload(redHalfPdf());
+    const next = await upload(await redHalfPdf());
     expect((await ready(next.thumbnail_id!)).content_type).toBe('image/png');
   }, 120_000);
 });

@@ -307,7 +307,7 @@ describe('preview renditions', () => {
     );
     expect(unknown.errors?.[0]?.field).toBe('variant');
 
-    const document = await upload(pdf('Memo'), { name: 'memo.pdf', fileType: 'additional_document' });
+    const document = await upload(await pdf('Memo'), { name: 'memo.pdf', fileType: 'additional_document' });
     for (const variant of ['cropped', 'preview']) {
       const problem = await expectProblem(
         await urlResponse(document, `variant=${variant}`),

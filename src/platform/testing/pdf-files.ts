@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createDeflate, deflateSync } from 'node:zlib';
+import { pdfOf } from '../../testing/pdf';
 
 /**
- * PDFs of known content, written by hand (no PDF library is installed, and a test should know
- * every byte it sends anyway). Objects are numbered in order, the cross-reference table carries
- * their real offsets, so these are valid files that any reader opens without repairing them.
+ * The PDFs of the thumbnail tests. Ordinary ones are written by pdfkit (src/testing/pdf.ts); the rest
+ * are written here by hand because a test needs bytes no PDF writer would produce: an encryption no
+ * password opens, a file cut short, a stream that inflates to hundreds of megabytes, a page that takes
+ * a minute to draw, or a page 1 followed by megabytes the reader must not need to fetch. Objects are
+ * numbered in order, the cross-reference table carries their real offsets, so the well-formed ones
+ * open in any reader without repair.
  */
 
 export interface PdfPage {
@@ -81,22 +85,26 @@ export function buildPdf(pages: PdfPage[], options: { encrypt?: boolean } = {}):
 /** Page 1 of US Letter: the left half filled red, the right half left white. */
 export const redLeftHalf = '1 0 0 rg 0 0 306 792 re f';
 
+/** A Letter page (612 × 792) filled with one colour, or only its left half. */
+const letterPage = (color: string, half = false) => ({
+  width: 612,
+  height: 792,
+  fills: [{ rect: [0, 0, half ? 306 : 612, 792] as [number, number, number, number], color }],
+});
+
 /** One Letter page, the left half red. */
-export const redHalfPdf = () => buildPdf([{ width: 612, height: 792, content: redLeftHalf }]);
+export const redHalfPdf = () => pdfOf([letterPage('#ff0000', true)]);
 
 /**
  * Three pages: page 1 red on the left, page 2 all blue, page 3 all green, so a thumbnail of the
  * wrong page is told apart by colour.
  */
 export const threePagePdf = () =>
-  buildPdf([
-    { width: 612, height: 792, content: redLeftHalf },
-    { width: 612, height: 792, content: '0 0 1 rg 0 0 612 792 re f' },
-    { width: 612, height: 792, content: '0 1 0 rg 0 0 612 792 re f' },
-  ]);
+  pdfOf([letterPage('#ff0000', true), letterPage('#0000ff'), letterPage('#00ff00')]);
 
 /**
- * A large PDF with a sound cross-reference table: page 1 red on the left, as `redHalfPdf`, and a
+ * By hand: the filler must come after page 1 as one stream of a known size, which no writer lays out
+ * on request. A large PDF with a sound cross-reference table: page 1 red on the left, as `redHalfPdf`, and a
  * page 2 whose content stream brings the file to about `bytes` (a comment of filler, which no reader
  * of page 1 needs to see). What a 50 MB deck of scanned slides looks like to a reader of page 1.
  */
@@ -108,7 +116,7 @@ export const largePdf = (bytes: number) =>
 
 /** A landscape slide (16:9), blue on the top half: the thumbnail keeps the page's shape. */
 export const landscapePdf = () =>
-  buildPdf([{ width: 960, height: 540, content: '0 0 1 rg 0 270 960 270 re f' }]);
+  pdfOf([{ width: 960, height: 540, fills: [{ rect: [0, 0, 960, 270], color: '#0000ff' }] }]);
 
 /** Password-protected: opening it needs a user password that we do not have. */
 export const encryptedPdf = () =>
@@ -118,7 +126,8 @@ export const encryptedPdf = () =>
 export const garbagePdf = (bytes = 4096) => Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(bytes)]);
 
 /** The header of a valid file, cut off before its first object: no page tree to render. */
-export const truncatedPdf = () => redHalfPdf().subarray(0, 20);
+export const truncatedPdf = () =>
+  buildPdf([{ width: 612, height: 792, content: redLeftHalf }]).subarray(0, 20);
 
 /**
  * A tiny file that is slow to draw: one page of `rectangles` filled rectangles, compressed (the
@@ -159,6 +168,8 @@ export async function inflatingPdf(inflated = 300 * 1024 * 1024): Promise<Buffer
 const escapeText = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
 
 /**
+ * Written by hand, not by pdfkit, for the benchmark's sake: its operators are the same from one
+ * release to the next, so S1p/S2p figures stay comparable across the history in benchmarks.md.
  * A realistic pitch deck: 16:9 slides with a title bar, headings and body text in Helvetica,
  * bar charts, a curve and coloured boxes, content streams compressed. For the benchmark. With
  * `bytes`, a last slide of uncompressed filler brings the file to about that size (a deck of

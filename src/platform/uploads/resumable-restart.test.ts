@@ -12,7 +12,7 @@ afterAll(() => child.dispose());
 it('continues an upload after the platform is killed and started again mid-way, from the bytes it kept', async () => {
   const platform = (await child.start()) as TestPlatform;
   const { access_token } = await tokensFor(platform, 'issuer@demo.test');
-  const head = pdf('Restarted');
+  const head = await pdf('Restarted');
   const bytes = Buffer.concat([head, Buffer.from('\n%'), randomBytes(6 * 1024 * 1024)]);
   const offsets: number[] = [];
   let restarted: Promise<unknown> | undefined;

@@ -40,8 +40,8 @@ const deckFields = () => ({
 });
 
 /** A PDF of about `bytes` bytes: a real one, padded with a comment (PDF readers skip it). */
-function bigPdf(bytes: number): Buffer {
-  const head = pdf('Resumable');
+async function bigPdf(bytes: number): Promise<Buffer> {
+  const head = await pdf('Resumable');
   return Buffer.concat([head, Buffer.from('\n%'), randomBytes(Math.max(0, bytes - head.length - 2))]);
 }
 
@@ -113,7 +113,7 @@ describe('tus at /v2/core/uploads', () => {
   });
 
   it('answers a repeated final PATCH (its answer lost) and HEAD with the same asset', async () => {
-    const bytes = pdf('Twice');
+    const bytes = await pdf('Twice');
     const result = await tusUpload(platform.url, issuer, bytes, deckFields()).done;
     const asset = assetEnvelopeSchema.parse(result.body).asset;
     const repeated = await fetch(result.uploadUrl, {
@@ -135,7 +135,7 @@ describe('tus at /v2/core/uploads', () => {
   });
 
   it('refuses bad metadata at creation, before any byte, as POST refuses the same form', async () => {
-    const bytes = pdf('Refused');
+    const bytes = await pdf('Refused');
     const cases: [
       string | undefined,
       Record<string, string>,
@@ -228,7 +228,7 @@ describe('tus at /v2/core/uploads', () => {
   });
 
   it('resumes an upload cut at about half way, sending little more than the file in all', async () => {
-    const bytes = bigPdf(8 * 1024 * 1024);
+    const bytes = await bigPdf(8 * 1024 * 1024);
     const relay = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(platform.url).port) });
     try {
       let cut = false;
@@ -274,7 +274,7 @@ describe('expiry', () => {
         'upload-metadata': metadataHeader(deckFields()),
         'content-type': 'application/offset+octet-stream',
       },
-      body: new Uint8Array(pdf('Half').subarray(0, 300)),
+      body: new Uint8Array((await pdf('Half')).subarray(0, 300)),
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('upload-offset')).toBe('300');
