@@ -11,6 +11,8 @@
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
+ *   S4m′ what the request line and the metrics add to a GET, in instructions under valgrind:
+ *        scripts/bench/request-line-cost.ts (BENCH_ONLY=request-line)
  *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
  *   R1–R3 resumable (tus) uploads: resumed bytes, MB/s beside POST, RSS of 8 at once:
  *       scripts/bench/resumable.ts (BENCH_ONLY=resumable)
@@ -30,6 +32,7 @@ import { cpuRow, issuerToken, type Load, load, median, printRows, roundRatios, w
 import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
+import { benchRequestLineCost } from './request-line-cost';
 import { benchResumable } from './resumable';
 import { benchScaled } from './scaled';
 import { benchThumbnails } from './thumbnails';
@@ -49,6 +52,10 @@ if (process.env.BENCH_ONLY === 'renditions') {
 // S8–S9 likewise: BENCH_ONLY=thumbnails; and W4: BENCH_ONLY=web.
 if (process.env.BENCH_ONLY === 'thumbnails') {
   printRows(await benchThumbnails());
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'request-line') {
+  printRows(await benchRequestLineCost());
   process.exit(0);
 }
 if (process.env.BENCH_ONLY === 'web') {
@@ -194,4 +201,5 @@ if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
 if (!process.env.BENCH_ONLY) printRows(await benchResumable());
+if (!process.env.BENCH_ONLY) printRows(await benchRequestLineCost());
 if (!process.env.BENCH_ONLY && scaleOut) await benchScaleOut();

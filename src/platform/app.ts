@@ -16,7 +16,7 @@ import { securityHeaders } from './plugins/security-headers';
 import { pathCors } from './plugins/cors';
 import { rateLimits } from './plugins/rate-limits';
 import { RequestLog } from './plugins/request-log';
-import { batchedStdout } from './plugins/log-output';
+import { bufferedStdout } from './plugins/log-output';
 import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
 import { metadataRoutes } from './oauth/metadata-routes';
@@ -69,7 +69,7 @@ export async function buildPlatform(
   mkdirSync(config.dataDir, { recursive: true });
   // Made here and passed down: the registry is this platform's, not the process's (metrics.ts).
   const metrics = config.metrics ? createPlatformMetrics() : undefined;
-  const output = options.logger === undefined ? batchedStdout() : undefined;
+  const output = options.logger === undefined ? bufferedStdout() : undefined;
   const app = Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
@@ -150,7 +150,8 @@ export async function buildPlatform(
     await db.destroy();
     await shared.close();
     storage.close();
-    output?.close();
+    // What waits goes out now; standard output stays open for the lines of the stop that follow.
+    output?.flush();
   });
   installErrorHandling(app);
   // Every answer names its request, as every log line of it does.

@@ -1,0 +1,328 @@
+/**
+ * S4m′ of `npm run bench` (BENCH_ONLY=request-line): what the request line at `info` and the
+ * metrics (METRICS_PORT) add to an API read, counted in instructions rather than timed, so that a
+ * busy machine does not blur it (docs/benchmarks.md, "Metrics and the request line").
+ *
+ * Two platforms run under valgrind's callgrind, which counts every user-space instruction the
+ * process executes (all its threads: V8's compiler and GC threads too): "with" (LOG_LEVEL=info,
+ * METRICS_PORT set, its log read through a pipe as a log collector would) and "without"
+ * (LOG_LEVEL=warn, no metrics). Each reads the same GET /v2/core/assets/:id, warmed up first; then
+ * in rounds, each side in turn takes a batch of the same number of requests, and every batch is
+ * bracketed by marks (instruction-marks.ts) on both processes. What a process counts while the
+ * other one is loaded is its background (timers: the log's flush, the event-loop-delay sampler),
+ * which runs by the clock, not by the request; under valgrind a batch lasts ~50× longer than it
+ * would natively, so that background is taken off each batch at the rate measured beside it, and
+ * so is the JIT's optimizing (--single-threaded keeps it on the main thread, where callgrind names
+ * it), which had not settled after thousands of requests.
+ *   S4m′  instructions per request, with − without (median of the rounds' differences), and
+ *         the same in µs: ÷ the instructions per µs of the same GET, from the instructions per
+ *         request of "without" and its user CPU per request measured natively in this run
+ *         (the target: ≤ 5 µs)
+ * Needs valgrind (`apt-get install valgrind`). The platforms listen on BENCH_PORT (4990) to
+ * BENCH_PORT + 7.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'node:http';
+import { type BenchRow, issuerToken, median, sleep, startBenchPlatform, stopAll, waitFor } from './common';
+import { uploadLogo } from './upload';
+
+const warmUpRequests = Number(process.env.BENCH_S4M_WARM_UP ?? 4000);
+const batchRequests = Number(process.env.BENCH_S4M_BATCH ?? 1000);
+const rounds = Number(process.env.BENCH_S4M_ROUNDS ?? 5);
+/**
+ * One request at a time on one keep-alive connection: each event-loop turn of the platform then
+ * serves exactly one request. With several in flight, how many requests one turn finds depends on
+ * how fast each side runs, and the per-turn work shared among them moved the count by more than
+ * what is measured.
+ */
+const loops = 1;
+
+interface Side {
+  name: 'with' | 'without';
+  env: Record<string, string>;
+}
+const sides: Side[] = [
+  { name: 'with', env: { LOG_LEVEL: 'info', METRICS_PORT: '' } },
+  { name: 'without', env: { LOG_LEVEL: 'warn' } },
+];
+
+/** A platform to load: its address, a token and the asset it reads. */
+interface Target {
+  url: string;
+  auth: Record<string, string>;
+  assetId: number;
+}
+
+interface Counted extends Target {
+  side: Side;
+  pid: number;
+  outDir: string;
+  /** The marks so far: when each was answered, and the instructions counted since the one before. */
+  marks: { at: number; instructions: number; compiling: number }[];
+}
+
+/** A platform under callgrind, its log drained from a pipe; resolves once it answers. */
+async function startCounted(work: string, side: Side, port: number, children: ChildProcess[]) {
+  const dataDir = join(work, `data-${side.name}`);
+  const outDir = join(work, `callgrind-${side.name}`);
+  mkdirSync(outDir, { recursive: true });
+  const env = { ...side.env, ...(side.env.METRICS_PORT === '' ? { METRICS_PORT: String(port + 1) } : {}) };
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${join(outDir, 'cg.%p')}`,
+      '--dump-before=getppid',
+      // Counting starts after the warm-up (instrumentationOn): start-up runs at a fraction of the cost.
+      '--instr-atstart=no',
+      // Only the counts are read: no per-line or per-instruction detail to write at each mark.
+      '--dump-line=no',
+      '--compress-strings=no',
+      process.execPath,
+      // Compilation and collection on the main thread, as they come: no background thread's work
+      // from one batch spills into the next. No full collections started because the process
+      // went idle (V8's memory reducer): here each side idles while the other is loaded, which a
+      // loaded server never does.
+      '--single-threaded',
+      '--no-memory-reducer',
+      '--import',
+      'tsx',
+      '--import',
+      './scripts/bench/instruction-marks.ts',
+      'src/platform/main.ts',
+    ],
+    {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DEMO_SEED: '1',
+        PLATFORM_PORT: String(port),
+        API_RATE_LIMIT: '100000000',
+        TOKEN_RATE_LIMIT: '100000',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  let stderr = '';
+  child.stdout!.resume();
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const url = `http://127.0.0.1:${port}`;
+  // Under valgrind the platform takes a minute or more to start.
+  const started = Promise.race([
+    waitForLong(url),
+    new Promise((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`valgrind (${side.name}) exited ${code}: ${stderr}`))),
+    ),
+  ]);
+  await started;
+  const token = await issuerToken(url, dataDir);
+  const assetId = await uploadLogo(url, token);
+  const counted: Counted = {
+    side,
+    url,
+    pid: child.pid!,
+    outDir,
+    auth: { authorization: `Bearer ${token}` },
+    assetId,
+    marks: [],
+  };
+  return counted;
+}
+
+async function waitForLong(url: string) {
+  for (let i = 0; i < 20; i++) {
+    try {
+      return await waitFor(`${url}/livez`);
+    } catch {
+      // waitFor gives up after 30 s; valgrind needs longer.
+    }
+  }
+  throw new Error(`${url} did not start under valgrind`);
+}
+
+/** The dumps callgrind has written for `pid`: files cg.PID.1, cg.PID.2, … */
+const dumpsOf = (counted: Counted) =>
+  readdirSync(counted.outDir)
+    .map((name) => new RegExp(`^cg\\.${counted.pid}\\.(\\d+)$`).exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number);
+
+/** Marks `counted`: asks for a dump and waits until it is written whole; records its count. */
+async function mark(counted: Counted) {
+  const next = Math.max(0, ...dumpsOf(counted)) + 1;
+  const file = join(counted.outDir, `cg.${counted.pid}.${next}`);
+  process.kill(counted.pid, 'SIGUSR2');
+  for (let i = 0; i < 1200; i++) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const summary = /^summary: (\d+)$/m.exec(text);
+    if (summary && /^totals: /m.test(text)) {
+      counted.marks.push({
+        at: performance.now(),
+        instructions: Number(summary[1]),
+        compiling: compiling(file),
+      });
+      return;
+    }
+    await sleep(50);
+  }
+  throw new Error(`callgrind wrote no dump ${file}`);
+}
+
+/**
+ * The instructions of a dump spent optimizing code (TurboFan, on the main thread with
+ * --single-threaded): none once the platform is warm, which the bench prints to show it.
+ */
+function compiling(file: string) {
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', file], { encoding: 'utf8' }).stdout;
+  const line = /^\s*([\d,]+) .*v8::internal::Runtime_CompileOptimized\(/m.exec(annotated ?? '');
+  return line ? Number(line[1]!.replaceAll(',', '')) : 0;
+}
+
+/** `total` GETs of the asset from `loops` keep-alive connections; every answer must be 200. */
+async function requests(counted: Target, total: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: loops });
+  const url = `${counted.url}/v2/core/assets/${counted.assetId}`;
+  let left = total;
+  const loop = async () => {
+    while (left > 0) {
+      left--;
+      await new Promise<void>((resolve, reject) =>
+        request(url, { agent, headers: counted.auth }, (res) => {
+          if (res.statusCode !== 200) reject(new Error(`${url} answered ${res.statusCode}`));
+          res.resume();
+          res.on('end', () => resolve());
+        })
+          .on('error', reject)
+          .end(),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: loops }, loop));
+  agent.destroy();
+}
+
+/** Starts counting in `counted` (callgrind_control talks to the process through vgdb). */
+async function instrumentationOn(counted: Counted) {
+  await new Promise<void>((resolve, reject) =>
+    spawn('callgrind_control', ['--instr=on', String(counted.pid)], { stdio: 'ignore' }).once(
+      'exit',
+      (code) => (code === 0 ? resolve() : reject(new Error(`callgrind_control answered ${code}`))),
+    ),
+  );
+}
+
+/** Marks both processes, in the same order each time. */
+const markBoth = async (both: Counted[]) => {
+  for (const counted of both) await mark(counted);
+};
+
+/** User-mode CPU of a process in clock ticks (1/100 s): what callgrind's count corresponds to. */
+function userTicks(pid: number) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]);
+}
+
+/** Native user CPU per request of a platform, `ms` of load from 32 connections. */
+async function nativeUserMicros(url: string, pid: number, auth: Record<string, string>, assetId: number) {
+  const before = userTicks(pid);
+  const counted: Target = { url, auth, assetId };
+  const started = performance.now();
+  let served = 0;
+  while (performance.now() - started < 2000) {
+    await requests(counted, 500);
+    served += 500;
+  }
+  return ((userTicks(pid) - before) * 10_000) / served;
+}
+
+export async function benchRequestLineCost(): Promise<BenchRow[]> {
+  const work = mkdtempSync(join(tmpdir(), 'bench-request-line-'));
+  const port = Number(process.env.BENCH_PORT ?? 4990);
+  const children: ChildProcess[] = [];
+  try {
+    const both = await Promise.all(sides.map((side, i) => startCounted(work, side, port + 2 * i, children)));
+    for (const counted of both) await requests(counted, warmUpRequests);
+    for (const counted of both) await instrumentationOn(counted);
+    // Per round: [this side's batch, its background while the other side's batch ran].
+    const perRequest: Record<Side['name'], number[]> = { with: [], without: [] };
+    const background: Record<Side['name'], number[]> = { with: [], without: [] };
+    const compiles: Record<Side['name'], number[]> = { with: [], without: [] };
+    await markBoth(both);
+    for (let round = 0; round < rounds; round++) {
+      // The side that goes first alternates.
+      const order = round % 2 === 0 ? both : [...both].reverse();
+      for (const loaded of order) {
+        await requests(loaded, batchRequests);
+        await markBoth(both);
+      }
+      for (const counted of both) {
+        const [a, b, c] = counted.marks.slice(-3);
+        const loadedFirst = order[0] === counted;
+        const [busy, idle] = loadedFirst
+          ? [
+              [a!, b!],
+              [b!, c!],
+            ]
+          : [
+              [b!, c!],
+              [a!, b!],
+            ];
+        const idlePerMs = idle[1]!.instructions / (idle[1]!.at - idle[0]!.at);
+        const busyMs = busy[1]!.at - busy[0]!.at;
+        // Optimizing code is the JIT catching up, not a request's work: it is taken off and printed.
+        const work = busy[1]!.instructions - busy[1]!.compiling - idlePerMs * busyMs;
+        perRequest[counted.side.name].push(work / batchRequests);
+        background[counted.side.name].push(idlePerMs * 1000);
+        compiles[counted.side.name].push(busy[1]!.compiling / batchRequests);
+      }
+      console.error(
+        `S4m′ round ${round + 1}: with ${perRequest.with.at(-1)!.toFixed(0)}, without ${perRequest.without.at(-1)!.toFixed(0)} instructions per request (optimizing code: ${compiles.with.at(-1)!.toFixed(0)}, ${compiles.without.at(-1)!.toFixed(0)})`,
+      );
+    }
+    await stopAll(children);
+    children.length = 0;
+
+    // The conversion: "without"'s GET natively, its user CPU per request, in this run.
+    const native = await startBenchPlatform(work, port + 4, { LOG_LEVEL: 'warn' }, children);
+    const auth = { authorization: `Bearer ${native.token}` };
+    const assetId = await uploadLogo(native.platformUrl, native.token);
+    await requests({ url: native.platformUrl, auth, assetId }, warmUpRequests);
+    const nativeMicros: number[] = [];
+    for (let round = 0; round < rounds; round++)
+      nativeMicros.push(await nativeUserMicros(native.platformUrl, native.pid, auth, assetId));
+
+    const added = median(perRequest.with.map((w, i) => w - perRequest.without[i]!));
+    const withoutInstructions = median(perRequest.without);
+    const perMicro = withoutInstructions / median(nativeMicros);
+    const [low, high] = [Math.min(...nativeMicros), Math.max(...nativeMicros)];
+    const round0 = (n: number) => n.toFixed(0);
+    return [
+      {
+        id: 'S4m′',
+        measure:
+          `GET asset, instructions per request with the request line at info and the metrics on − without ` +
+          `(callgrind, ${rounds} rounds of ${batchRequests} a side; with ${round0(median(perRequest.with))}, ` +
+          `without ${round0(withoutInstructions)}; background ${round0(median(background.with))} / ` +
+          `${round0(median(background.without))} per s, and optimizing code taken off: ` +
+          `${round0(median(compiles.with))} / ${round0(median(compiles.without))} per request). ` +
+          `In µs: ÷ ${round0(perMicro)} instructions per µs (without's ${round0(withoutInstructions)} ÷ its native ` +
+          `user CPU ${median(nativeMicros).toFixed(1)} µs per request, rounds ${low.toFixed(1)}–${high.toFixed(1)})`,
+        ratio: added / perMicro,
+        spread: [
+          Math.min(...perRequest.with.map((w, i) => w - perRequest.without[i]!)) / perMicro,
+          Math.max(...perRequest.with.map((w, i) => w - perRequest.without[i]!)) / perMicro,
+        ],
+        beside: `+${round0(added)} instructions per request`,
+        target: '≤ 5 µs',
+      },
+    ];
+  } finally {
+    await stopAll(children);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
