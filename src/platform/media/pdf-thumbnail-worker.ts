@@ -223,12 +223,12 @@ function sharedPdfWorker() {
  * Whether an allocation failed during the job under way. The process runs with its data segment
  * limited (the pool's `maxRssMb`), so a stream that inflates past it fails to allocate its buffer;
  * but pdf.js recovers from errors inside a page (it would draw a blank page) and says so only in a
- * warning. Warnings reach `console.log` (pdf.js's `warn`), whose output this process discards anyway
- * (they can quote the file's bytes): here they are read for that one error and dropped.
+ * warning. Its warnings go to `console.warn`, and are read here for that one error and dropped:
+ * they can quote the file's bytes, and the pool logs a reason of its own.
  */
 let allocationFailed = false;
 function watchForAllocationFailures(onFirst: () => void) {
-  console.log = (...parts: unknown[]) => {
+  console.warn = (...parts: unknown[]) => {
     if (allocationFailed) return;
     if (parts.some((part) => typeof part === 'string' && /allocation failed/i.test(part))) {
       allocationFailed = true;
