@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EVENTS, type Upload } from '@tus/utils';
 import { Server } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -30,6 +30,8 @@ import { sweepResumableUploadsPeriodically } from './resumable-sweep';
 interface Handed {
   request: FastifyRequest;
   metadata?: CheckedMetadata;
+  /** tus is answering this request with one of its refusals, as problem+json (tusProblem). */
+  problem?: boolean;
 }
 
 /** tus hands its hooks srvx's request; the Node request under it is where ours is found. */
@@ -47,6 +49,48 @@ const problem = (error: ApiError) =>
     problemOf({ status: error.status, code: error.code, detail: error.message, errors: error.errors }),
     'application/problem+json',
   );
+
+/**
+ * @tus/server's own refusals (a wrong offset, a size passed, a lock held, a missing header) in the
+ * API's problem+json, as every other error of ours: the same `code`, `detail` and `status`, whether
+ * our checks or the library's said no. Its words become the detail.
+ */
+const tusCodes: Record<number, string> = {
+  400: 'malformed_request',
+  403: 'malformed_request',
+  404: 'not_found',
+  409: 'offset_mismatch',
+  410: 'upload_expired',
+  412: 'unsupported_tus_version',
+  413: 'payload_too_large',
+  423: 'upload_locked',
+  460: 'checksum_mismatch',
+};
+function tusProblem(error: { status_code: number; body: string }) {
+  const status = error.status_code;
+  const code = tusCodes[status] ?? (status >= 500 ? 'internal_error' : 'malformed_request');
+  const detail =
+    status >= 500
+      ? 'Something went wrong on our side.'
+      : status === 423
+        ? 'This upload is being written by another request; ask HEAD for its offset and continue in a moment.'
+        : error.body.trim();
+  return { status_code: status, body: JSON.stringify(problemOf({ status, code, detail })) };
+}
+
+/** A `writeHead` argument with its content type made problem+json (headers as srvx passes them). */
+function asProblemJson(arg: unknown): unknown {
+  if (!Array.isArray(arg)) return arg;
+  const isType = (name: unknown) => String(name).toLowerCase() === 'content-type';
+  if (arg.every((entry) => Array.isArray(entry)))
+    return [
+      ...(arg as unknown[][]).filter(([name]) => !isType(name)),
+      ['content-type', 'application/problem+json'],
+    ];
+  const flat: unknown[] = [];
+  for (let i = 0; i < arg.length; i += 2) if (!isType(arg[i])) flat.push(arg[i], arg[i + 1]);
+  return [...flat, 'content-type', 'application/problem+json'];
+}
 
 /**
  * tus 1.0 at `/v2/core/uploads` (src/shared/api/resumable-uploads.ts), on @tus/server. Fastify
@@ -92,9 +136,12 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
     // tus answers its own errors; those that are no protocol answer (a store or lock failing) are
     // logged as ours are.
     onResponseError: (req, error) => {
-      if (!('status_code' in error) || error.status_code >= 500)
+      const known = 'status_code' in error ? error : undefined;
+      if (!known || known.status_code >= 500)
         handedOrNot(req)?.request.log.error({ err: error }, 'resumable upload request failed');
-      return undefined;
+      const found = handedOrNot(req);
+      if (found) found.problem = true;
+      return tusProblem(known ?? { status_code: 500, body: '' });
     },
     onUploadFinish: async (req, upload) => {
       const { request } = handedOf(req);
@@ -190,7 +237,12 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
   async function handToTus(request: FastifyRequest, reply: FastifyReply, metadata?: CheckedMetadata) {
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
-    handed.set(request.raw, { request, metadata });
+    const handedOver: Handed = { request, metadata };
+    handed.set(request.raw, handedOver);
+    // tus writes its refusals with a text/plain type of its own; ours are problem+json (tusProblem).
+    const writeHead = reply.raw.writeHead.bind(reply.raw) as (...args: unknown[]) => ServerResponse;
+    reply.raw.writeHead = ((...args: unknown[]) =>
+      writeHead(...(handedOver.problem ? args.map(asProblemJson) : args))) as typeof reply.raw.writeHead;
     reply.hijack();
     // Too slow an upload (H8): its connection goes; what arrived is kept, and the client resumes.
     guard.signalOf(request).addEventListener('abort', () => request.raw.destroy(), { once: true });

@@ -192,7 +192,7 @@ describe('tus at /v2/core/uploads', () => {
     expect(await traces(idOf(url))).toEqual([]);
   });
 
-  it('answers a PATCH at the wrong offset 409, and one with more bytes than Upload-Length 413', async () => {
+  it('answers a PATCH at the wrong offset 409, and one with more bytes than Upload-Length 413, each as problem+json', async () => {
     const created = await create(issuer, deckFields(), 100);
     const url = new URL(created.headers.get('location')!, platform.url).href;
     const patch = (offset: number, bytes: number) =>
@@ -206,8 +206,22 @@ describe('tus at /v2/core/uploads', () => {
         },
         body: new Uint8Array(bytes),
       });
-    expect((await patch(50, 10)).status).toBe(409);
-    expect((await patch(0, 200)).status).toBe(413);
+    // The library's own refusals read as every other error of the API: a problem with a code.
+    const refusal = async (response: Response) => ({
+      status: response.status,
+      type: response.headers.get('content-type'),
+      code: ((await response.json()) as { code?: string }).code,
+    });
+    expect(await refusal(await patch(50, 10))).toEqual({
+      status: 409,
+      type: 'application/problem+json',
+      code: 'offset_mismatch',
+    });
+    expect(await refusal(await patch(0, 200))).toEqual({
+      status: 413,
+      type: 'application/problem+json',
+      code: 'payload_too_large',
+    });
     const head = await fetch(url, {
       method: 'HEAD',
       headers: { ...bearer(issuer), 'tus-resumable': '1.0.0' },
