@@ -237,9 +237,14 @@ function watchForAllocationFailures(onFirst: () => void) {
   };
 }
 
-/** An allocation refused for want of memory (an ArrayBuffer, or a native library's). */
+/**
+ * An allocation refused for want of memory (an ArrayBuffer, or a native library's). By its words,
+ * not its class: pdf.js passes an error from its parser to the page as an UnknownErrorException
+ * that keeps only the message.
+ */
 function isAllocationFailure(error: unknown): boolean {
-  return error instanceof RangeError && /allocation failed/i.test(error.message);
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /allocation failed/i.test(message);
 }
 
 /** The transport of the job under way (one at a time per worker). */
