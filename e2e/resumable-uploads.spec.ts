@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
 import { expect, signIn, storedAccessToken, test } from './support/app';
 import { largePdf } from './support/files';
-import { card, slot } from './support/page-parts';
+import { card, slot, throttleUploads } from './support/page-parts';
 import { platformUrl } from './support/urls';
 
 /**
@@ -25,18 +25,6 @@ async function fileOnDisk(name: string, megabytes: number) {
   const path = join(folder, name);
   writeFileSync(path, (await largePdf(name, megabytes, name)).buffer);
   return path;
-}
-
-/** The browser's uploads at this many bytes a second (Chromium's own throttling); -1: unthrottled. */
-async function throttleUploads(page: Page, bytesPerSecond: number) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: bytesPerSecond,
-  });
 }
 
 /** The offsets of the PATCHes the page sends: where each continued from. */

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from '@playwright/test';
 import { expect, signIn, test } from './support/app';
 import { csvFile } from './support/files';
+import { throttleUploads } from './support/page-parts';
 
 /**
  * H7 end to end: the platform dies in the middle of an upload, comes back, and the person's Retry
@@ -90,18 +90,6 @@ test.afterAll(() => {
   platform?.kill('SIGKILL');
   proxy?.kill('SIGKILL');
 });
-
-/** The browser's uploads at about 1 MB/s (Chromium's own throttling), so there is time to kill mid-way. */
-async function throttleUploads(page: Page, bytesPerSecond: number) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: bytesPerSecond,
-  });
-}
 
 const stagingFiles = () => {
   const tmp = join(dataDir, 'blobs', 'tmp');

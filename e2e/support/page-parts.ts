@@ -96,3 +96,15 @@ export async function settled(page: Page) {
     { timeout: 20_000 },
   );
 }
+
+/** The browser's uploads at this many bytes a second (Chromium's own throttling); -1: unthrottled. */
+export async function throttleUploads(page: Page, bytesPerSecond: number) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: bytesPerSecond,
+  });
+}
