@@ -238,13 +238,14 @@ function watchForAllocationFailures(onFirst: () => void) {
 }
 
 /**
- * An allocation refused for want of memory (an ArrayBuffer, or a native library's). By its words,
- * not its class: pdf.js passes an error from its parser to the page as an UnknownErrorException
- * that keeps only the message.
+ * An allocation refused for want of memory. By its words, not its class: pdf.js passes an error
+ * from its parser to the page as an UnknownErrorException that keeps only the message. libvips
+ * (the PNG encoder) says "Error creating thread: Resource temporarily unavailable" when a page that
+ * took most of the limit leaves no room for its threads' stacks, which count in the data segment.
  */
 function isAllocationFailure(error: unknown): boolean {
   const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' && /allocation failed/i.test(message);
+  return typeof message === 'string' && /allocation failed|error creating thread/i.test(message);
 }
 
 /** The transport of the job under way (one at a time per worker). */

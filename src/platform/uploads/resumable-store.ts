@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
@@ -14,11 +15,34 @@ import type { PlatformConfig } from '../env';
 /** A tus store that can read an upload back (both of ours can; DataStore does not say so). */
 export type ResumableStore = DataStore & { read(id: string): Readable | Promise<Readable> };
 
+interface FileStoreOptions {
+  directory: string;
+  expirationPeriodInMilliseconds: number;
+}
+// The method is private in the library's types, though an ordinary method of the class.
+const OpenFileStore = FileStore as unknown as new (
+  options: FileStoreOptions,
+) => ResumableStore & { checkOrCreateDirectory(): void };
+/**
+ * @tus/file-store creates its folder from its constructor, asynchronously, throwing from the
+ * callback when that fails: an uncaught exception if the data folder went away meanwhile (a
+ * platform built and closed at once, as the admin command and tests do). The folder is made here,
+ * synchronously, before the store exists, and the store's own attempt is left out.
+ */
+class FileStoreInMadeFolder extends OpenFileStore {
+  constructor(options: FileStoreOptions) {
+    mkdirSync(options.directory, { recursive: true, mode: 0o700 });
+    super(options);
+  }
+
+  override checkOrCreateDirectory() {}
+}
+
 export function createResumableStore(config: PlatformConfig): ResumableStore {
   const expirationPeriodInMilliseconds = config.resumableUploadExpiryMs;
   const store = config.blobStore;
   if (store.kind === 'fs') {
-    return new FileStore({
+    return new FileStoreInMadeFolder({
       directory: join(config.dataDir, 'resumable-uploads'),
       expirationPeriodInMilliseconds,
     });
