@@ -162,6 +162,23 @@ describe('the review queue', () => {
     expect(screen.getByRole('link', { name: 'Waiting (2)' })).toBeTruthy();
   });
 
+  it('keeps a rejection begun while a search is still on its way: the cards stay as the answer comes', async () => {
+    queue([waitingOne(5, 'Ivy Investor'), waitingOne(3, 'Otto Owner')]);
+    const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
+    renderRoutes(routes, '/review');
+    const item = await card('Ivy Investor');
+    await user.type(screen.getByRole('searchbox', { name: 'Search by investor name or email' }), 'ivy');
+    // Reject pressed before the typing pause has run the search.
+    await user.click(within(item).getByRole('button', { name: 'Reject' }));
+    await user.click(within(item).getByRole('radio', { name: 'Expired' }));
+    await vi.advanceTimersByTimeAsync(400);
+    await waitFor(() =>
+      expect(screen.queryByRole('listitem', { name: 'Accreditation of Otto Owner' })).toBeNull(),
+    );
+    const searched = await card('Ivy Investor');
+    expect(within(searched).getByRole('radio', { name: 'Expired' })).toHaveProperty('checked', true);
+  });
+
   it('refuses a rejection without a reason: says so and sends nothing', async () => {
     const { decisions } = queue([waitingOne(5, 'Ivy Investor')]);
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });

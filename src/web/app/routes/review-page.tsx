@@ -1,4 +1,9 @@
-import { useInfiniteQuery, type InfiniteData, type UseInfiniteQueryResult } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  type InfiniteData,
+  type UseInfiniteQueryResult,
+} from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { AssetCard } from '../../features/assets/components/asset-card';
@@ -35,7 +40,12 @@ export function ReviewPage() {
   const which: Which = params.get('show') === 'decided' ? 'decided' : 'pending';
   const search = params.get('q')?.trim() ?? '';
   const { platform } = useServices();
-  const list = useInfiniteQuery(reviewListQuery(platform, which, search));
+  // While a new search is on its way the cards of the last answer stay, so a card the admin is
+  // working on (a rejection begun, its reason chosen) keeps its state when the answer still holds it.
+  const list = useInfiniteQuery({
+    ...reviewListQuery(platform, which, search),
+    placeholderData: keepPreviousData,
+  });
   const counts = list.data?.pages[0]?.counts;
   usePageTitle(which === 'decided' ? 'Decided accreditations' : 'Review accreditations');
   const tab = (to: Which) => {
