@@ -9,7 +9,7 @@ import type { PlatformContext } from './context';
 import { openDatabase, poolOf } from './db/database';
 import { seedDemoData } from './cli/demo-seed';
 import { checkServerConfig, type PlatformConfig } from './env';
-import { installErrorHandling } from './errors';
+import { installErrorHandling } from './http/errors';
 import { databaseCheck, healthRoutes } from './health';
 import { openApiTransform } from './plugins/openapi';
 import { securityHeaders } from './plugins/security-headers';
@@ -20,21 +20,23 @@ import { bufferedStdout } from './plugins/log-output';
 import { serializerCompiler } from './plugins/response-serializer';
 import { bearerAuthentication } from './oauth/bearer';
 import { metadataRoutes } from './oauth/metadata-routes';
+import { renderErrorPage } from './oauth/pages';
 import { signInRoutes } from './oauth/sign-in-routes';
 import { tokenRoutes } from './oauth/token-routes';
 import { loadSigningKey } from './security/secrets';
 import { meRoutes } from './users/me-routes';
 import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
+import { visibleAssetPage } from './assets/entity-asset-page';
 import { resumableUploadRoutes } from './uploads/resumable-upload-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { reviewRoutes } from './entities/review-routes';
-import { createStorage } from './storage/create-storage';
-import { createSharedState } from './shared-state/shared-state';
+import { createStorage } from './wiring/storage';
+import { createSharedState } from './wiring/shared-state';
 import { sweepPeriodically, sweepStorage } from './storage/sweep';
 import { releaseInterruptedKeys } from './assets/idempotency';
 import { maxMultipartFields } from './assets/upload-body';
-import { connectionOptions } from './connection-timeouts';
+import { connectionOptions } from './http/connection-timeouts';
 import { createRenditions } from './media/renditions';
 import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
 import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
@@ -153,7 +155,7 @@ export async function buildPlatform(
     // What waits goes out now; standard output stays open for the lines of the stop that follow.
     output?.flush();
   });
-  installErrorHandling(app);
+  installErrorHandling(app, renderErrorPage);
   // Every answer names its request, as every log line of it does.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(requestIdHeader, request.id);
@@ -286,8 +288,8 @@ export async function buildPlatform(
   });
   await app.register(resumableUploadRoutes, { ctx });
   await app.register(assetRoutes, { ctx });
-  await app.register(entityRoutes, { ctx });
-  await app.register(reviewRoutes, { ctx });
+  await app.register(entityRoutes, { ctx, assetPage: visibleAssetPage });
+  await app.register(reviewRoutes, { ctx, assetPage: visibleAssetPage });
   await app.register(deliveryRoutes, { ctx });
 
   return app;

@@ -4,7 +4,7 @@ import { forbiddenInNames, metaSchema, nameSchema } from '../../shared/assets/as
 import { cropFitsImage, cropProblems, type Crop } from '../../shared/assets/crop';
 import { findFileType, type FileTypeInfo } from '../../shared/assets/file-types';
 import type { FieldError } from '../../shared/api/problem';
-import { validationFailed } from '../errors';
+import { validationFailed } from '../http/errors';
 
 /** Multipart sends every field as a string: meta is a JSON string, private "true"/"false". */
 const jsonObject = z.preprocess((value) => {

@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
-import { problemSchema } from '../../shared/api/problem';
+import { idParams, problems } from '../http/route-schemas';
 import type { PlatformContext } from '../context';
 import { assetWithOwnerById, thumbnailIdOf } from '../db/repositories/assets';
-import { ApiError, forbidden, notFound } from '../errors';
-import { checkIfMatch, preconditionFailed } from '../preconditions';
+import { ApiError, forbidden, notFound } from '../http/errors';
+import { checkIfMatch, preconditionFailed } from '../http/preconditions';
 import { canSeeAsset, entityAccess } from '../entities/entities';
 import { checkNotRetained } from '../entities/accreditations';
 import { checkCrop, parseUpdateBody } from './asset-input';
@@ -18,25 +18,12 @@ import { renditionFor, renditionQuery } from '../media/rendition-request';
 import { maxJsonFileBytes } from './upload-body';
 import { serverBuilt } from '../plugins/response-serializer';
 
-/**
- * `:id` of every route: plain decimal digits without a leading zero, so that one resource has one
- * URL (H5, U11: `0x10`, `1e1`, `+16`, `016`, ` 16` and `16.0` are 404, not asset 16). Fifteen digits
- * at most keep it a safe integer.
- */
-export const idParams = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,14}$/)
-    .transform(Number),
-});
-
 /** Zod validation of every part of a request but the body, which the handler reads itself. */
 const allButBody = (route: { httpPart?: string; schema: unknown }) =>
   route.httpPart === 'body'
     ? (data: unknown) => ({ value: data })
     : validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
 
-const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 const downloadUrlResponse = serverBuilt(z.object({ url: z.url() }));
 
 const createBodyDoc = z

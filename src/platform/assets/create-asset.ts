@@ -8,7 +8,7 @@ import { isPhotoChecked, type PhotoQuality } from '../../shared/assets/photo-qua
 import { measureStoredPhoto } from '../media/photo-quality';
 import type { PlatformContext } from '../context';
 import { insertAsset, insertPendingThumbnail } from '../db/repositories/assets';
-import { ApiError, forbidden, notFound, validationFailed } from '../errors';
+import { ApiError, forbidden, notFound, validationFailed } from '../http/errors';
 import { entityAccess, findEntity } from '../entities/entities';
 import { recordAccreditationFileChange } from '../entities/accreditations';
 import type { BegunRender } from '../media/pending-thumbnails';

@@ -8,9 +8,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { assetById } from '../db/repositories/assets';
-import { ApiError, notFound } from '../errors';
+import { ApiError, notFound } from '../http/errors';
 import { deliveryPath, signatureMatches, urlState } from './download-urls';
-import { idParams, thumbnailPending } from './asset-routes';
+import { thumbnailPending } from './asset-routes';
+import { idParams } from '../http/route-schemas';
 import { originalFile, renditionFile } from '../media/delivered-file';
 import { renditionFor, variants } from '../media/rendition-request';
 

@@ -10,7 +10,7 @@ import {
   releaseIdempotencyKey,
   takeOverIdempotencyKey,
 } from '../db/repositories/assets';
-import { ApiError } from '../errors';
+import { ApiError } from '../http/errors';
 import { claimName, type RunningClaims } from './running-claims';
 
 const dayMs = 24 * 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import sharp, { type Metadata } from 'sharp';
-import { ApiError } from '../errors';
+import { ApiError } from '../http/errors';
 
 export interface ImageSize {
   width: number;

@@ -1,4 +1,4 @@
-import { validationFailed } from '../errors';
+import { validationFailed } from '../http/errors';
 
 /**
  * The text fields of a multipart create request, in the forms form encoders send them

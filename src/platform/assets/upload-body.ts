@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { ApiError, validationFailed } from '../errors';
+import { ApiError, validationFailed } from '../http/errors';
 import { type BlobStore, BlobTooLargeError, type StagedBlob } from '../storage/blob-store';
 import { fieldPath, MultipartFields } from './multipart-fields';
 

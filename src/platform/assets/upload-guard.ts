@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors';
+import { ApiError } from '../http/errors';
 import type { UploadSlots } from './upload-slots';
 
 export interface UploadLimits {

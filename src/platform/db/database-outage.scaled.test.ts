@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outageOf } from '../backend-outages';
+import { outageOf } from '../http/backend-outages';
 import { csv, multipartBody } from '../testing/files';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
 import { freshPostgresSchema, testPostgresUrl, type TestSchema } from '../testing/postgres';

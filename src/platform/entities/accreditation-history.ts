@@ -4,7 +4,7 @@ import type { HistoryAction } from '../../shared/api/review';
 import type { DB } from '../db/database';
 import { decisionFileRows, historyPageRows } from '../db/repositories/entities';
 import type { AssetRow, NewAccreditationHistoryRow } from '../db/schema';
-import { pageOf, type Page } from '../paging';
+import { pageOf, type Page } from '../http/paging';
 
 /**
  * The append-only history of each accreditation: entries are only ever inserted and read (and the

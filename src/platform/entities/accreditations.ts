@@ -24,9 +24,9 @@ import {
   retainingDecision,
 } from '../db/repositories/entities';
 import type { AssetRow } from '../db/schema';
-import { ApiError, validationFailed } from '../errors';
-import { pageOf, type Page } from '../paging';
-import { checkIfMatch } from '../preconditions';
+import { ApiError, validationFailed } from '../http/errors';
+import { pageOf, type Page } from '../http/paging';
+import { checkIfMatch } from '../http/preconditions';
 import { fileHistoryEntries } from './accreditation-history';
 import { accreditationRequirements } from './requirements';
 

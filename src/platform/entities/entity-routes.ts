@@ -2,24 +2,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accreditationSchema } from '../../shared/api/accreditations';
-import { entityPaths } from '../../shared/api/entities';
+import { assetListPath, entityPaths } from '../../shared/api/entities';
 import { assetPageSchema, nextAssetsLinkSchema } from '../../shared/api/entity-assets';
 import { assetableTypes, type AssetableType } from '../../shared/api/me';
-import { problemSchema } from '../../shared/api/problem';
 import { assetPageSizes } from '../../shared/api/paging';
 import { productListSchema, productPartSchema, productSchema } from '../../shared/api/products';
 import { fileTypeNames, fileTypes } from '../../shared/assets/file-types';
-import { idParams } from '../assets/asset-routes';
+import { idParams, problems } from '../http/route-schemas';
 import type { PlatformContext } from '../context';
 import { productOf, productParts } from '../db/repositories/entities';
-import { notFound } from '../errors';
-import { decodeCursor, pageQuery, pageQueryOf } from '../paging';
+import { notFound } from '../http/errors';
+import { decodeCursor, pageQuery, pageQueryOf } from '../http/paging';
 import { accreditationView } from './accreditations';
 import { type Entity, entityAccess, findEntity } from './entities';
-import { assetListPath, visibleAssetPage } from './entity-assets';
+import type { visibleAssetPage } from '../assets/entity-asset-page';
 import { productList, readableProducts } from './products';
-
-const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
 
 const fileTypeSchema = z.object({
   file_type: z.string(),
@@ -47,6 +44,16 @@ export async function visibleEntity(
   const access = entity ? entityAccess(request.caller, entity) : 'none';
   if (!entity || access === 'none') throw notFound(`No ${type} ${id}.`);
   return { entity, access };
+}
+
+/**
+ * What the entity and review routes are given: an entity's assets are read by the assets module
+ * (assets/entity-asset-page.ts), passed in by the app. Assets follow the entities' access rules, so
+ * the entities do not import the assets module back: the folders import one way.
+ */
+export interface EntityRouteOptions {
+  ctx: PlatformContext;
+  assetPage: typeof visibleAssetPage;
 }
 
 const linksOf = (type: AssetableType, id: number) => ({ assets: assetListPath({ type, id }) });
@@ -102,7 +109,7 @@ async function entityBody(ctx: PlatformContext, request: FastifyRequest, entity:
  * Entity resources with their assets sideloaded and linked (decisions.md), the catalog, and the
  * products any signed-in user may browse.
  */
-export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function entityRoutes(app: FastifyInstance, { ctx, assetPage }: EntityRouteOptions) {
   const route = app.withTypeProvider<ZodTypeProvider>();
 
   for (const type of assetableTypes) {
@@ -126,7 +133,7 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         const visible = await visibleEntity(ctx, request, type, request.params.id);
         const [body, page] = await Promise.all([
           entityBody(ctx, request, visible.entity),
-          visibleAssetPage(ctx, request.caller, visible, { limit: assetPageSizes.default }),
+          assetPage(ctx, request.caller, visible, { limit: assetPageSizes.default }),
         ]);
         const next = page.nextCursor && `${body.links.assets}?cursor=${page.nextCursor}`;
         return {
@@ -159,7 +166,7 @@ export async function entityRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       async (request) => {
         const { cursor, limit, file_type: fileType } = request.query;
         const visible = await visibleEntity(ctx, request, type, request.params.id);
-        const page = await visibleAssetPage(ctx, request.caller, visible, { cursor, limit, fileType });
+        const page = await assetPage(ctx, request.caller, visible, { cursor, limit, fileType });
         return { assets: page.items, next_cursor: page.nextCursor };
       },
     );

@@ -2,7 +2,7 @@ import type { DB } from '../db/database';
 import { productLogos } from '../db/repositories/assets';
 import { productPage } from '../db/repositories/entities';
 import type { Caller } from '../oauth/bearer';
-import { pageOf, type Page } from '../paging';
+import { pageOf, type Page } from '../http/paging';
 import { canSeeAsset, entityAccess } from './entities';
 
 export const productList = 'products';

@@ -8,14 +8,12 @@ import {
   accreditationUpdateSchema,
   historySchema,
 } from '../../shared/api/accreditations';
-import { problemSchema } from '../../shared/api/problem';
 import { assetPageSizes } from '../../shared/api/paging';
 import { accreditationListStatuses } from '../../shared/api/review';
-import { idParams } from '../assets/asset-routes';
-import type { PlatformContext } from '../context';
-import { forbidden, insufficientScope, notFound, validationFailed } from '../errors';
+import { idParams, problems } from '../http/route-schemas';
+import { forbidden, insufficientScope, notFound, validationFailed } from '../http/errors';
 import type { Caller } from '../oauth/bearer';
-import { decodeCursor, pageQuery } from '../paging';
+import { decodeCursor, pageQuery } from '../http/paging';
 import { historyList, historyPage } from './accreditation-history';
 import {
   accreditationCursorLength,
@@ -26,10 +24,7 @@ import {
   updateAsOwner,
 } from './accreditations';
 import { findEntity } from './entities';
-import { visibleAssetPage } from './entity-assets';
-import { visibleEntity } from './entity-routes';
-
-const problems = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, problemSchema]));
+import { type EntityRouteOptions, visibleEntity } from './entity-routes';
 
 const isAdmin = (caller: Caller) => caller.role === 'admin' && caller.scope === 'full';
 
@@ -69,7 +64,7 @@ function updateKind(update: AccreditationUpdate, caller: Caller, owns: boolean):
  * of accreditations by status, with search and counts; their decisions and the owner's "Send for
  * review" and address answer; and each accreditation's append-only history, which its owner reads too.
  */
-export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function reviewRoutes(app: FastifyInstance, { ctx, assetPage }: EntityRouteOptions) {
   const route = app.withTypeProvider<ZodTypeProvider>();
 
   route.get(
@@ -108,7 +103,7 @@ export async function reviewRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       for (const accreditation of page.items) {
         // An accreditation holds a few documents; a page of the largest size holds them all.
         const visible = await visibleEntity(ctx, request, 'Accreditation', accreditation.id);
-        const page = await visibleAssetPage(ctx, request.caller, visible, { limit: assetPageSizes.max });
+        const page = await assetPage(ctx, request.caller, visible, { limit: assetPageSizes.max });
         accreditations.push({ ...accreditation, assets: page.items });
       }
       return { accreditations, next_cursor: page.nextCursor, counts: page.counts };

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { maxImagePixels } from '../../shared/assets/file-types';
-import { ApiError, validationFailed } from '../errors';
+import { ApiError, validationFailed } from '../http/errors';
 import type { RenditionSpec } from './rendition-request';
 
 /** WebP cannot hold more than this many pixels a side; a full-size rendition is fitted inside. */

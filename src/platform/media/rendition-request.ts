@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cropOf, type Crop } from '../../shared/assets/crop';
 import type { AssetRow } from '../db/schema';
-import { validationFailed } from '../errors';
+import { validationFailed } from '../http/errors';
 
 /**
  * What `GET .../download_url?variant=&width=` may ask for, and what it means for one asset.

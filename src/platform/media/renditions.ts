@@ -5,7 +5,7 @@ import { cropOf } from '../../shared/assets/crop';
 import type { DB } from '../db/database';
 import { assetByBlobKey } from '../db/repositories/assets';
 import type { AssetRow } from '../db/schema';
-import { ApiError, notFound } from '../errors';
+import { ApiError, notFound } from '../http/errors';
 import type { BlobStore, PresignedHeaders } from '../storage/blob-store';
 import { defaultRenderLimits, renderImage, type RenderLimits } from './render-image';
 import type { CachedRendition, RenditionCache } from './rendition-cache';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OAuthClient } from '../db/schema';
-import { PageError } from '../errors';
+import { PageError } from '../http/errors';
 import type { DB } from '../db/database';
 import { findClient, redirectUrisOf } from './clients';
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Role } from '../../shared/api/me';
 import type { PlatformContext } from '../context';
 import { accessTokenCaller } from '../db/repositories/oauth';
-import { insufficientScope, invalidToken } from '../errors';
+import { insufficientScope, invalidToken } from '../http/errors';
 import { sha256 } from '../security/secrets';
 import type { Scope } from './authorize-request';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context';
-import { OAuthError } from '../errors';
+import { OAuthError } from '../http/errors';
 import { findClient, secretMatches } from './clients';
 
 /** Fields of a token or revocation request, from whichever shape the client used. */

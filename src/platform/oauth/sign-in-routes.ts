@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { apiPaths } from '../../shared/api/paths';
 import type { PlatformContext } from '../context';
 import { hasConsent, insertCode, recordConsent } from '../db/repositories/oauth';
-import { PageError } from '../errors';
+import { PageError } from '../http/errors';
 import { findUserByEmail } from '../users/users';
 import { dummyPasswordHash, verifyPassword } from '../security/passwords';
 import { randomToken, sha256 } from '../security/secrets';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context';
 import { replaceSession, sessionUser } from '../db/repositories/oauth';
-import { PageError } from '../errors';
+import { PageError } from '../http/errors';
 import { hmac, randomToken, safeEqual, sha256 } from '../security/secrets';
 
 const sessionCookie = 'platform_session';

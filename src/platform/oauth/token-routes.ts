@@ -6,7 +6,7 @@ import { apiPaths } from '../../shared/api/paths';
 import { oauthErrorSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { refreshTokenWithGrant, revokeAccessTokenOfClient } from '../db/repositories/oauth';
-import { OAuthError } from '../errors';
+import { OAuthError } from '../http/errors';
 import { sha256 } from '../security/secrets';
 import { authenticateClient, readOAuthRequest } from './client-auth';
 import { grants } from './grants';

@@ -5,7 +5,7 @@ import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { problemSchema } from '../../shared/api/problem';
 import { toApiAsset } from '../assets/asset-records';
 import type { AssetRow } from '../db/schema';
-import { problemOf } from '../errors';
+import { problemOf } from '../http/errors';
 import { serializerCompiler, serverBuilt } from './response-serializer';
 
 const compile = (compiler: typeof serializerCompiler, schema: z.ZodType) =>

@@ -26,7 +26,7 @@ import {
   newBlobKey,
 } from './blob-intake';
 import { isMissingObject, isUnsatisfiableRange, listPages, presignGet } from './s3-client';
-import { outageOf } from '../backend-outages';
+import { outageOf } from '../http/backend-outages';
 
 export interface S3BlobStoreOptions {
   /** How many leading bytes a StagedBlob keeps in `head`; at least `minimumHeadBytes`. */

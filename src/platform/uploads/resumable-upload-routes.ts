@@ -3,7 +3,7 @@ import { EVENTS, type Upload } from '@tus/utils';
 import { Server } from '@tus/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { problemSchema } from '../../shared/api/problem';
+import { problems } from '../http/route-schemas';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { resumableUploadsPath, tusVersion } from '../../shared/api/resumable-uploads';
 import { maxBytesFor } from '../../shared/assets/file-types';
@@ -16,7 +16,7 @@ import {
   resumableUploadById,
 } from '../db/repositories/resumable-uploads';
 import type { ResumableUploadRow } from '../db/schema';
-import { ApiError, notFound, problemOf } from '../errors';
+import { ApiError, notFound, problemOf } from '../http/errors';
 import { parseCreateFields } from '../assets/asset-input';
 import { toApiAsset } from '../assets/asset-records';
 import { checkContent, commitAsset, insufficientStorage, writableEntity } from '../assets/create-asset';
@@ -261,7 +261,7 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
       description,
       tags: ['uploads'],
       ...extra,
-      response: Object.fromEntries(statuses.map((s) => [s, problemSchema])),
+      response: problems(...statuses),
     },
   });
   const idParam = z.object({ id: z.string() });
@@ -339,7 +339,7 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
       params: idParam,
       response: {
         200: assetEnvelopeSchema,
-        ...Object.fromEntries([401, 404, 409, 410].map((s) => [s, problemSchema])),
+        ...problems(401, 404, 409, 410),
       },
     },
   };

@@ -1,7 +1,7 @@
 import { Metadata } from '@tus/utils';
 import { uploadMetadataKeys as keys } from '../../shared/api/resumable-uploads';
 import { contentKinds, maxBytesFor, type FileTypeInfo } from '../../shared/assets/file-types';
-import { ApiError, validationFailed } from '../errors';
+import { ApiError, validationFailed } from '../http/errors';
 import { parseCreateFields, type CreateFields } from '../assets/asset-input';
 import { fileTooLarge } from '../assets/upload-body';
 

@@ -5,7 +5,7 @@ import { apiPaths } from '../../shared/api/paths';
 import { problemSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { entitiesOwnedBy, userProfile } from '../db/repositories/users';
-import { notFound } from '../errors';
+import { notFound } from '../http/errors';
 
 /**
  * The entities a user owns, by assetable type (decisions.md: every assetable entity has an owner);

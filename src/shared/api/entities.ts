@@ -14,3 +14,13 @@ export const entityPaths: Record<AssetableType, { plural: string; singular: stri
 };
 
 export const entityPath = (type: AssetableType, id: number) => `/v2/core/${entityPaths[type].plural}/${id}`;
+
+/**
+ * The address of an entity's asset list (`links.assets`), narrowed to one file type when given. It
+ * also names the list in its cursors: a cursor of another entity's list, or of the list narrowed
+ * otherwise, is refused rather than silently starting somewhere else.
+ */
+export function assetListPath(entity: { type: AssetableType; id: number }, fileType?: string) {
+  const path = `${entityPath(entity.type, entity.id)}/assets`;
+  return fileType === undefined ? path : `${path}?file_type=${encodeURIComponent(fileType)}`;
+}

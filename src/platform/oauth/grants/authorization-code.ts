@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { pkceVerifierPattern } from '../../../shared/api/oauth';
 import { claimCode, codeByHash, grantIdsOfCode, insertGrant } from '../../db/repositories/oauth';
-import { OAuthError } from '../../errors';
+import { OAuthError } from '../../http/errors';
 import { safeEqual, sha256 } from '../../security/secrets';
 import { issueTokens, revokeGrant } from '../tokens';
 import { type Grant, grantInvalid } from './grant';

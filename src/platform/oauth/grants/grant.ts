@@ -1,7 +1,7 @@
 import type { GrantType } from '../../../shared/api/oauth';
 import type { PlatformContext } from '../../context';
 import type { OAuthClient } from '../../db/schema';
-import { OAuthError } from '../../errors';
+import { OAuthError } from '../../http/errors';
 import type { TokenResponse } from '../tokens';
 
 /** A token request as the token endpoint read it: its shape (spec JSON or RFC 6749 form) and fields. */

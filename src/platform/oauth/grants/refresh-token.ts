@@ -1,5 +1,5 @@
 import { refreshTokenWithGrant, rotateRefreshToken } from '../../db/repositories/oauth';
-import { OAuthError } from '../../errors';
+import { OAuthError } from '../../http/errors';
 import { sha256 } from '../../security/secrets';
 import { isScope } from '../authorize-request';
 import { issueTokens, revokeGrant } from '../tokens';

@@ -1,11 +1,16 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FieldError, Problem } from '../shared/api/problem';
-import { renderErrorPage } from './oauth/pages';
+import type { FieldError, Problem } from '../../shared/api/problem';
 import { outageLog, outageOf, outageRetryAfterSeconds } from './backend-outages';
 
 /** How a platform logs its backends' outages (each its own: several run in one process in tests). */
 type OutageLog = ReturnType<typeof outageLog>;
+
+/**
+ * The HTML page of an error on the sign-in pages. Passed in by the app (the sign-in pages' own look,
+ * oauth/pages.ts), so that this module, which every route imports, imports no route module back.
+ */
+export type ErrorPage = (title: string, message: string) => string;
 
 /**
  * One error hierarchy for the whole platform, one serializer per audience:
@@ -160,13 +165,19 @@ export function problemOf(n: Pick<Normalized, 'status' | 'code' | 'detail' | 'er
   };
 }
 
-function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logOutage?: OutageLog) {
+interface ErrorWriting {
+  errorPage: ErrorPage;
+  logOutage?: OutageLog;
+}
+
+function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, writing: ErrorWriting) {
+  const { errorPage, logOutage } = writing;
   const format = request.routeOptions.config?.errorFormat ?? 'problem';
   if (error instanceof PageError) {
     return reply
       .code(error.status)
       .type('text/html; charset=utf-8')
-      .send(renderErrorPage(error.title, error.message));
+      .send(errorPage(error.title, error.message));
   }
   if (error instanceof OAuthError) {
     return reply
@@ -192,21 +203,22 @@ function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply,
       .code(n.status)
       .headers(n.status === 503 ? n.headers : {})
       .type('text/html; charset=utf-8')
-      .send(renderErrorPage(problemOf(n).title, n.detail));
+      .send(errorPage(problemOf(n).title, n.detail));
   }
   // After a 413 the rest of the body is unread: close the connection rather than drain it.
   if (n.status === 413) reply.header('connection', 'close');
   return reply.code(n.status).headers(n.headers).type('application/problem+json').send(problemOf(n));
 }
 
-export function installErrorHandling(app: FastifyInstance) {
+export function installErrorHandling(app: FastifyInstance, errorPage: ErrorPage) {
   const logOutage = outageLog();
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, logOutage));
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, { errorPage, logOutage }));
   app.setNotFoundHandler((request, reply) =>
     sendError(
       new ApiError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`),
       request,
       reply,
+      { errorPage },
     ),
   );
 }

@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import type { PlatformConfig } from '../env';
 import { createRenditionCache, type RenditionCache } from '../media/rendition-cache';
 import { createS3RenditionCache } from '../media/s3-rendition-cache';
-import type { BlobStore } from './blob-store';
-import { createFsBlobStore } from './fs-blob-store';
-import { createS3BlobStore } from './s3-blob-store';
-import { createS3Client } from './s3-client';
-import { orphanAgeMs } from './sweep';
+import type { BlobStore } from '../storage/blob-store';
+import { createFsBlobStore } from '../storage/fs-blob-store';
+import { createS3BlobStore } from '../storage/s3-blob-store';
+import { createS3Client } from '../storage/s3-client';
+import { orphanAgeMs } from '../storage/sweep';
 
 /** Where originals, thumbnails and renditions live, as BLOB_STORE chose. */
 export interface Storage {

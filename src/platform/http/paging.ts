@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listPageSizes, type PageSizes } from '../shared/api/paging';
+import { listPageSizes, type PageSizes } from '../../shared/api/paging';
 import { validationFailed } from './errors';
 
 /**

@@ -11,8 +11,8 @@ import { type AccessTokenCache, MemoryAccessTokenCache } from '../oauth/access-t
 import { RedisAccessTokenCache } from '../oauth/redis-access-token-cache';
 import { RedisSignInLimiter } from '../security/redis-sign-in-limiter';
 import { defaultSignInRules, SignInLimiter, type SignInThrottle } from '../security/sign-in-limiter';
-import { LeasedMembers } from './leased-members';
-import { connectRedis } from './redis-connection';
+import { LeasedMembers } from '../shared-state/leased-members';
+import { connectRedis } from '../shared-state/redis-connection';
 import type { SharedRateLimitStore } from '../plugins/rate-limits';
 
 /**

@@ -1,7 +1,7 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyHttpOptions } from 'fastify';
-import type { PlatformConfig } from './env';
+import type { PlatformConfig } from '../env';
 import { problemOf } from './errors';
 
 /**

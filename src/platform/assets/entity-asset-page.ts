@@ -1,20 +1,10 @@
-import { entityPath } from '../../shared/api/entities';
-import { type ApiAsset, toApiAsset } from '../assets/asset-records';
+import { assetListPath } from '../../shared/api/entities';
+import { type ApiAsset, toApiAsset } from './asset-records';
 import type { PlatformContext } from '../context';
 import { entityAssetPage } from '../db/repositories/assets';
 import type { Caller } from '../oauth/bearer';
-import { decodeCursor, pageOf, type Page } from '../paging';
-import { canSeeAsset, type Entity, type EntityAccess } from './entities';
-
-/**
- * The address of an entity's asset list (`links.assets`), narrowed to one file type when given. It
- * also names the list in its cursors: a cursor of another entity's list, or of the list narrowed
- * otherwise, is refused rather than silently starting somewhere else.
- */
-export function assetListPath(entity: Pick<Entity, 'type' | 'id'>, fileType?: string) {
-  const path = `${entityPath(entity.type, entity.id)}/assets`;
-  return fileType === undefined ? path : `${path}?file_type=${encodeURIComponent(fileType)}`;
-}
+import { decodeCursor, pageOf, type Page } from '../http/paging';
+import { canSeeAsset, type Entity, type EntityAccess } from '../entities/entities';
 
 /**
  * One page of the assets of an entity the caller may read, newest first: the private ones only where

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { outageLog, outageOf } from './backend-outages';
-import { freePort } from './testing/platform-server';
+import { freePort } from '../testing/platform-server';
 
 /** Which failures become a 503 with Retry-After (errors.ts), and which stay what they are. */
 describe('outageOf', () => {
