@@ -59,20 +59,60 @@ export interface PlatformOptions {
 
 /**
  * Builds the platform (database opened and migrated, demo data seeded when configured) without
- * listening, so tests and `main.ts` share one factory.
+ * listening, so tests and `main.ts` share one factory. This is the composition root: the one place
+ * that knows every implementation (with `wiring/`), and the order things must happen in.
  */
 export async function buildPlatform(
   config: PlatformConfig,
   options: PlatformOptions = {},
 ): Promise<FastifyInstance> {
   checkServerConfig(config);
-  const clock = options.clock ?? Date.now;
   // Secrets and generated files live there whichever database and store hold the rest.
   mkdirSync(config.dataDir, { recursive: true });
   // Made here and passed down: the registry is this platform's, not the process's (metrics.ts).
   const metrics = config.metrics ? createPlatformMetrics() : undefined;
   const output = options.logger === undefined ? bufferedStdout() : undefined;
-  const app = Fastify({
+  const app = createServer(config, options, metrics, output);
+  const backends = await openBackends(app, config, options, metrics);
+  const ctx = contextOf(app, config, options, backends, metrics);
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  startAndStop(app, ctx, backends, { metrics, output });
+  installErrorHandling(app, renderErrorPage);
+  // Every answer names its request, as every log line of it does.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(requestIdHeader, request.id);
+    done();
+  });
+  if (metrics && config.metrics) {
+    // Fastify watches for each answer's end, and then tells the log controller (the metrics), only
+    // when it has a logger or an onResponse hook: tests run without a logger.
+    if (options.logger === false) app.addHook('onResponse', (_request, _reply, done) => done());
+    metrics.watch({
+      pool: poolOf(ctx.db),
+      thumbnails: ctx.thumbnails,
+      redisConnected: backends.shared.connected,
+    });
+    serveMetrics(app, metrics, config.metrics.host, config.metrics.port);
+  }
+  const countApiRequest = await installPlugins(app, config, backends.shared);
+  healthRoutes(app, {
+    database: databaseCheck(ctx.db),
+    blob_store: () => ctx.blobs.reachable(),
+    redis: backends.shared.reachable,
+  });
+  await registerRoutes(app, ctx, countApiRequest, metrics);
+  return app;
+}
+
+/** Fastify with the platform's logger, request ids, proxies believed and connection timeouts. */
+function createServer(
+  config: PlatformConfig,
+  options: PlatformOptions,
+  metrics: PlatformMetrics | undefined,
+  output: ReturnType<typeof bufferedStdout> | undefined,
+) {
+  return Fastify({
     logger: options.logger ?? {
       level: config.logLevel,
       stream: output,
@@ -90,8 +130,22 @@ export async function buildPlatform(
     ...connectionOptions(config.http),
     // On stop, end keep-alive and in-flight connections too: a stop should not wait on a slow upload.
     forceCloseConnections: true,
-    // Query strings keep repeated keys as arrays, so authorize can refuse duplicated parameters.
   });
+}
+
+type Backends = Awaited<ReturnType<typeof openBackends>>;
+
+/**
+ * The database (migrated, seeded when configured), the blob store and rendition cache, the PDF
+ * render pool and the shared state (memory or Redis), with what a crash or stop left behind swept.
+ */
+async function openBackends(
+  app: FastifyInstance,
+  config: PlatformConfig,
+  options: PlatformOptions,
+  metrics: PlatformMetrics | undefined,
+) {
+  const clock = options.clock ?? Date.now;
   // The logger first: start-up says where it is still waiting for the database.
   const db = await openDatabase(config, app.log);
   if (config.demoSeed) await seedDemoData(db, config, clock());
@@ -102,7 +156,6 @@ export async function buildPlatform(
   const pdfThumbnails = createPdfThumbnailPool(config.pdfThumbnails);
   await sweepStorage({ db, blobs, clock }, { minAgeMs: storage.orphanAgeMs });
   await renditions.sweep(db);
-
   // Rate limits, sign-in throttling, the upload cap and revocations: in memory, or in Redis.
   const shared = await createSharedState(config, clock, app.log).catch(async (error: unknown) => {
     await db.destroy();
@@ -110,7 +163,18 @@ export async function buildPlatform(
     throw error;
   });
   await releaseInterruptedKeys(db, shared.runningClaims);
-  const ctx: PlatformContext = {
+  return { db, storage, blobs, renditions, pdfThumbnails, shared, clock };
+}
+
+/** What every route module receives (context.ts). */
+function contextOf(
+  app: FastifyInstance,
+  config: PlatformConfig,
+  options: PlatformOptions,
+  { db, blobs, renditions, pdfThumbnails, shared, clock }: Backends,
+  metrics: PlatformMetrics | undefined,
+): PlatformContext {
+  return {
     config,
     db,
     clock,
@@ -134,10 +198,19 @@ export async function buildPlatform(
       },
     ),
   };
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  // Workers start with the platform, so that the first PDF does not wait for pdf.js to load; then
-  // the thumbnails a stop or crash left pending are made.
+}
+
+/**
+ * At start the PDF workers (so that the first PDF does not wait for pdf.js to load), then the
+ * thumbnails a stop or crash left pending, then the periodic sweep; at stop the reverse, so that
+ * renders end (their thumbnails stay pending) before the database closes under them.
+ */
+function startAndStop(
+  app: FastifyInstance,
+  ctx: PlatformContext,
+  { db, storage, shared }: Backends,
+  { metrics, output }: { metrics?: PlatformMetrics; output?: ReturnType<typeof bufferedStdout> },
+) {
   let stopSweeps = async () => {};
   app.addHook('onReady', async () => {
     ctx.pdfThumbnails.start();
@@ -145,7 +218,6 @@ export async function buildPlatform(
     if (storage.orphanAgeMs !== undefined)
       stopSweeps = sweepPeriodically(ctx, app.log, storage.orphanAgeMs, undefined, metrics?.sweepFinished);
   });
-  // In this order: renders end (their thumbnails stay pending) before the database closes under them.
   app.addHook('onClose', async () => {
     await stopSweeps();
     await ctx.thumbnails.close();
@@ -155,20 +227,13 @@ export async function buildPlatform(
     // What waits goes out now; standard output stays open for the lines of the stop that follow.
     output?.flush();
   });
-  installErrorHandling(app, renderErrorPage);
-  // Every answer names its request, as every log line of it does.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(requestIdHeader, request.id);
-    done();
-  });
-  // Fastify watches for each answer's end, and then tells the log controller (the metrics), only
-  // when it has a logger or an onResponse hook: tests run without a logger.
-  if (metrics && options.logger === false) app.addHook('onResponse', (_request, _reply, done) => done());
-  if (metrics && config.metrics) {
-    metrics.watch({ pool: poolOf(db), thumbnails: ctx.thumbnails, redisConnected: shared.connected });
-    serveMetrics(app, metrics, config.metrics.host, config.metrics.port);
-  }
+}
 
+/**
+ * The OpenAPI document, form bodies, security headers, CORS and rate limits. Answers the API's own
+ * rate-limit check, which `registerRoutes` runs before authentication.
+ */
+async function installPlugins(app: FastifyInstance, config: PlatformConfig, shared: Backends['shared']) {
   await app.register(swagger, {
     openapi: {
       info: { title: 'Investment Platform API', version: '2.0.0' },
@@ -224,17 +289,24 @@ export async function buildPlatform(
   app.addHook('onRoute', (route) => {
     if (isLimitedBeforeAuth(route.url ?? '')) route.config = { ...route.config, rateLimit: false };
   });
-  const countApiRequest = await rateLimits(app, {
+  return rateLimits(app, {
     max: config.apiRateLimit,
     timeWindow: 60_000,
     redis: shared.rateLimitStore,
   });
+}
 
-  healthRoutes(app, {
-    database: databaseCheck(db),
-    blob_store: () => blobs.reachable(),
-    redis: shared.reachable,
-  });
+/**
+ * The routes: sign-in pages, token and metadata, then the bearer-protected API (rate-limited and
+ * authenticated by one hook), uploads, resumable uploads, assets, entities, review and /files.
+ */
+async function registerRoutes(
+  app: FastifyInstance,
+  ctx: PlatformContext,
+  countApiRequest: Awaited<ReturnType<typeof rateLimits>>,
+  metrics: PlatformMetrics | undefined,
+) {
+  const { config } = ctx;
   app.get(apiPaths.openapi, { schema: { hide: true } }, async () => app.swagger());
 
   // Cookies (the sign-in session and CSRF seed) only on the sign-in pages, which alone use them:
@@ -286,13 +358,14 @@ export async function buildPlatform(
     if (metrics) countUploads(uploads, metrics);
     await uploads.register(assetUploadRoutes, { ctx });
   });
-  await app.register(resumableUploadRoutes, { ctx });
+  await app.register(async (resumable) => {
+    if (metrics) countResumableUploads(resumable, metrics);
+    await resumable.register(resumableUploadRoutes, { ctx });
+  });
   await app.register(assetRoutes, { ctx });
   await app.register(entityRoutes, { ctx, assetPage: visibleAssetPage });
   await app.register(reviewRoutes, { ctx, assetPage: visibleAssetPage });
   await app.register(deliveryRoutes, { ctx });
-
-  return app;
 }
 
 /** Start-up names the backends in use (the database says itself, in openDatabase); never a secret. */
@@ -321,6 +394,24 @@ function countUploads(uploads: FastifyInstance, metrics: PlatformMetrics) {
     reply.raw.once('close', () =>
       ended(reply.statusCode === 201 ? Number(request.headers['content-length']) || 0 : 0),
     );
+    done();
+  });
+}
+
+/**
+ * Resumable (tus) uploads in the same series: each request that brings bytes (PATCH, and POST with
+ * creation-with-upload) is an upload in flight, and what it stored is how far it moved the upload's
+ * offset (the answer's Upload-Offset less the request's), a cut request counting what was kept.
+ */
+function countResumableUploads(resumable: FastifyInstance, metrics: PlatformMetrics) {
+  resumable.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'PATCH' && request.method !== 'POST') return done();
+    const ended = metrics.uploadStarted();
+    const from = Number(request.headers['upload-offset'] ?? 0) || 0;
+    reply.raw.once('close', () => {
+      const to = Number(reply.raw.getHeader('upload-offset'));
+      ended(reply.raw.statusCode < 300 && to > from ? to - from : 0);
+    });
     done();
   });
 }

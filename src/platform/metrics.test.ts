@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csv, multipartBody, pdf } from './testing/files';
 import { bearer, freePort, startPlatform, tokensFor, type TestPlatform } from './testing/platform-server';
+import { tusTestEnv, tusUpload } from './testing/tus-client';
 
 /** The value of one series in Prometheus text (`name{labels} value`), 0 when it is not there yet. */
 function sample(text: string, series: string): number {
@@ -18,7 +19,7 @@ describe('metrics on METRICS_PORT', () => {
   beforeAll(async () => {
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    platform = await startPlatform({ METRICS_PORT: String(port) });
+    platform = await startPlatform({ METRICS_PORT: String(port), ...tusTestEnv() });
     token = (await tokensFor(platform, 'issuer@demo.test')).access_token;
   });
   afterAll(() => platform?.close());
@@ -69,6 +70,25 @@ describe('metrics on METRICS_PORT', () => {
     expect(sample(after, 'platform_uploads_in_flight')).toBe(0);
     const created = 'http_requests_total{method="POST",route="/v2/core/assets",status="201"}';
     expect(sample(after, created) - sample(before, created)).toBe(1);
+  });
+
+  it('counts a resumable upload by the bytes each of its requests added', async () => {
+    const before = await scrape();
+    const bytes = Buffer.concat([csv(), Buffer.alloc(300_000, '1,2,3\n')]);
+    let patches = 0;
+    const { done } = tusUpload(
+      platform.url,
+      token,
+      bytes,
+      { file_type: 'financial_document', assetable_type: 'Investment', assetable_id: '1', name: 'big.csv' },
+      { chunkSize: 128 * 1024, onBeforeRequest: (req) => void (req.getMethod() === 'PATCH' && patches++) },
+    );
+    expect((await done).status).toBe(200);
+    expect(patches).toBeGreaterThan(1);
+    const counted = async () =>
+      sample(await scrape(), 'platform_upload_bytes_total') - sample(before, 'platform_upload_bytes_total');
+    await expect.poll(counted).toBe(bytes.length);
+    expect(sample(await scrape(), 'platform_uploads_in_flight')).toBe(0);
   });
 
   it('counts a PDF thumbnail made', async () => {

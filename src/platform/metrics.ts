@@ -49,7 +49,7 @@ export function createPlatformMetrics(): PlatformMetrics {
   });
   const uploadBytes = new Counter({
     name: 'platform_upload_bytes_total',
-    help: 'Request bytes of the uploads stored (answered 201), multipart framing included',
+    help: 'Bytes of the uploads stored: POST bodies answered 201 (multipart framing included), and the bytes each resumable (tus) request added',
     registers: [registry],
   });
   const thumbnailOutcomes = new Counter({
