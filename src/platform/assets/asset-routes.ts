@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
-import { idParams, problems } from '../http/route-schemas';
+import { idParams, problems, readByHandler } from '../http/route-schemas';
 import type { PlatformContext } from '../context';
 import { assetWithOwnerById, thumbnailIdOf } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound } from '../http/errors';
@@ -17,12 +17,6 @@ import { signDownloadUrl, urlState } from './download-urls';
 import { renditionFor, renditionQuery } from '../media/rendition-request';
 import { maxJsonFileBytes } from './upload-body';
 import { serverBuilt } from '../plugins/response-serializer';
-
-/** Zod validation of every part of a request but the body, which the handler reads itself. */
-const allButBody = (route: { httpPart?: string; schema: unknown }) =>
-  route.httpPart === 'body'
-    ? (data: unknown) => ({ value: data })
-    : validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
 
 const downloadUrlResponse = serverBuilt(z.object({ url: z.url() }));
 
@@ -97,20 +91,21 @@ export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: Pl
     {
       // JSON bodies carry the file in base64: 4/3 of the 10 MB limit plus the other fields.
       bodyLimit: Math.ceil((maxJsonFileBytes * 4) / 3) + 64 * 1024,
-      schema: {
-        summary: 'Create an Asset (upload a file)',
-        tags: ['assets'],
-        security: [{ bearer: [] }],
-        headers: z.object({ 'idempotency-key': z.string().optional() }).passthrough(),
-        consumes: ['multipart/form-data', 'application/json'],
-        body: createBodyDoc,
-        response: {
-          201: assetEnvelopeSchema,
-          ...problems(400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 507),
+      ...readByHandler(
+        {
+          summary: 'Create an Asset (upload a file)',
+          tags: ['assets'],
+          security: [{ bearer: [] }],
+          headers: z.object({ 'idempotency-key': z.string().optional() }).passthrough(),
+          consumes: ['multipart/form-data', 'application/json'],
+          body: createBodyDoc,
+          response: {
+            201: assetEnvelopeSchema,
+            ...problems(400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 507),
+          },
         },
-      },
-      // The body is a stream (multipart) or a data URL: createAsset reads and checks it itself.
-      validatorCompiler: () => (data) => ({ value: data }),
+        'the body is a stream (multipart) or carries the file as a data URL; createAsset reads it as it arrives and names the field at fault.',
+      ),
       // After authentication (the app's own onRequest hook runs first): the per-user cap and the
       // minimum rate (H8).
       onRequest: async (request, reply) => guard.admit(request, reply),
@@ -152,23 +147,25 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
   route.put(
     '/v2/core/assets/:id',
     {
-      schema: {
-        summary: 'Update an Asset (private, name, meta; a new meta replaces the old one)',
-        tags: ['assets'],
-        security: [{ bearer: [] }],
-        params: idParams,
-        headers: z.object({ 'if-match': z.string().optional() }).passthrough(),
-        body: z.object({
-          asset: z.object({
-            private: z.boolean().optional(),
-            name: z.string().optional(),
-            meta: z.record(z.string(), z.unknown()).optional(),
+      ...readByHandler(
+        {
+          summary: 'Update an Asset (private, name, meta; a new meta replaces the old one)',
+          tags: ['assets'],
+          security: [{ bearer: [] }],
+          params: idParams,
+          headers: z.object({ 'if-match': z.string().optional() }).passthrough(),
+          body: z.object({
+            asset: z.object({
+              private: z.boolean().optional(),
+              name: z.string().optional(),
+              meta: z.record(z.string(), z.unknown()).optional(),
+            }),
           }),
-        }),
-        response: { 200: assetEnvelopeSchema, ...problems(400, 401, 403, 404, 412, 415, 422) },
-      },
-      // parseUpdateBody reads the body (its messages name the fields); the id is checked as everywhere (H5).
-      validatorCompiler: allButBody,
+          response: { 200: assetEnvelopeSchema, ...problems(400, 401, 403, 404, 412, 415, 422) },
+        },
+        'the body, by parseUpdateBody, whose messages name each field at fault in words an uploader can act on.',
+        ['params', 'headers', 'querystring'],
+      ),
     },
     async (request, reply) => {
       const { row, access } = await visibleAsset(ctx, request, request.params.id);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { apiPaths } from '../../shared/api/paths';
 import type { PlatformContext } from '../context';
+import { readByHandler } from '../http/route-schemas';
 import { hasConsent, insertCode, recordConsent } from '../db/repositories/oauth';
 import { PageError } from '../http/errors';
 import { findUserByEmail } from '../users/users';
@@ -80,8 +81,6 @@ const authorizeDoc = {
     400: html('An error page when client_id or redirect_uri is not valid: never a redirect.'),
   },
 };
-// Checked by parseAuthorizeRequest, in RFC 6749's order (some errors are redirected, some shown).
-const uncheckedQuery = () => (data: unknown) => ({ value: data });
 
 /** The sign-in service: spec 4.1 plus the login and consent pages of decisions.md. */
 export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
@@ -172,7 +171,13 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       .send(renderLoginPage({ action: loginPath, returnTo, csrfToken, ...extra }));
   }
 
-  const authorizeOptions = { config: page, schema: authorizeDoc, validatorCompiler: uncheckedQuery };
+  const authorizeOptions = {
+    config: page,
+    ...readByHandler(
+      authorizeDoc,
+      "the query, by parseAuthorizeRequest in RFC 6749's order: an error about client_id or redirect_uri is shown as a page, every other one is sent back to redirect_uri.",
+    ),
+  };
   app.get(apiPaths.authorize, authorizeOptions, async (request, reply) => {
     const authorizeRequest = await parseOrRedirect(reply, request.query as Record<string, unknown>, 302);
     if (!authorizeRequest) return reply;

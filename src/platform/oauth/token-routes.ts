@@ -7,6 +7,7 @@ import { oauthErrorSchema } from '../../shared/api/problem';
 import type { PlatformContext } from '../context';
 import { refreshTokenWithGrant, revokeAccessTokenOfClient } from '../db/repositories/oauth';
 import { OAuthError } from '../http/errors';
+import { readByHandler } from '../http/route-schemas';
 import { sha256 } from '../security/secrets';
 import { authenticateClient, readOAuthRequest } from './client-auth';
 import { grants } from './grants';
@@ -73,16 +74,17 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     {
       config: oauthConfig,
       bodyLimit: 16 * 1024,
-      schema: {
-        summary: 'Exchange an authorization code or a refresh token for tokens',
-        tags: ['oauth'],
-        querystring: z.object({ grant_type: z.string().optional() }).passthrough(),
-        consumes: oauthBodyTypes,
-        body: tokenRequestSchema.passthrough(),
-        response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema },
-      },
-      // The steps below read and check every field themselves, in RFC 6749's terms.
-      validatorCompiler: () => (data) => ({ value: data }),
+      ...readByHandler(
+        {
+          summary: 'Exchange an authorization code or a refresh token for tokens',
+          tags: ['oauth'],
+          querystring: z.object({ grant_type: z.string().optional() }).passthrough(),
+          consumes: oauthBodyTypes,
+          body: tokenRequestSchema.passthrough(),
+          response: { 200: tokenResponseSchema, 400: oauthErrorSchema, 401: oauthErrorSchema },
+        },
+        "the body, by the grant's own steps, so that every refusal is an RFC 6749 error (invalid_request, invalid_grant, …) in the form or JSON shape the client used.",
+      ),
     },
     async (request, reply) => {
       noCache(reply);
@@ -99,21 +101,27 @@ export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
     {
       config: oauthConfig,
       bodyLimit: 16 * 1024,
-      schema: {
-        summary: 'Revoke a refresh token (and its family) or an access token (RFC 7009)',
-        tags: ['oauth'],
-        consumes: oauthBodyTypes,
-        body: z
-          .object({
-            token: z.string(),
-            token_type_hint: z.string().optional(),
-            client_id: z.string().optional(),
-            client_secret: z.string().optional(),
-          })
-          .passthrough(),
-        response: { 200: z.undefined().describe('Empty body'), 400: oauthErrorSchema, 401: oauthErrorSchema },
-      },
-      validatorCompiler: () => (data) => ({ value: data }),
+      ...readByHandler(
+        {
+          summary: 'Revoke a refresh token (and its family) or an access token (RFC 7009)',
+          tags: ['oauth'],
+          consumes: oauthBodyTypes,
+          body: z
+            .object({
+              token: z.string(),
+              token_type_hint: z.string().optional(),
+              client_id: z.string().optional(),
+              client_secret: z.string().optional(),
+            })
+            .passthrough(),
+          response: {
+            200: z.undefined().describe('Empty body'),
+            400: oauthErrorSchema,
+            401: oauthErrorSchema,
+          },
+        },
+        'the body, by the handler, so that every refusal is an RFC 6749 error in the shape the client used (RFC 7009 2.2.1).',
+      ),
     },
     async (request, reply) => {
       noCache(reply);
