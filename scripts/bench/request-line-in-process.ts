@@ -135,8 +135,8 @@ export async function benchRequestLineInProcess(): Promise<BenchRow[]> {
       measure:
         `the request line at info and the metrics, µs of CPU per request in process (the log controller ` +
         `called with one real GET's request and answer, ${rounds} rounds of ${calls} calls a variant, ` +
-        `optimized code): both − none (none ${f(median(none.cpu))} µs a call); beside it, the same by ` +
-        `CPU: ${others}`,
+        `optimized code): both − none (both ${f(median(both.cpu))}, none ${f(median(none.cpu))} µs a call); beside ` +
+        `it, the same by CPU: ${others}`,
       ratio: median(cpuAdded),
       spread: [Math.min(...cpuAdded), Math.max(...cpuAdded)],
       beside: `by wall time +${f(median(added(both, 'wall')))} µs`,
