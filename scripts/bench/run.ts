@@ -12,7 +12,8 @@
  *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
  *   S4m′ what the request line and the metrics add to a GET, in instructions under valgrind:
- *        scripts/bench/request-line-cost.ts (BENCH_ONLY=request-line)
+ *        scripts/bench/request-line-cost.ts (BENCH_ONLY=request-line); S4mi the same timed in
+ *        process, as a cross-check: scripts/bench/request-line-in-process.ts
  *   S11 an entity read with 100, 10 000 and 100 000 assets: scripts/bench/paging.ts (BENCH_ONLY=paging)
  *   R1–R3 resumable (tus) uploads: resumed bytes, MB/s beside POST, RSS of 8 at once:
  *       scripts/bench/resumable.ts (BENCH_ONLY=resumable)
@@ -33,6 +34,7 @@ import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
 import { benchRenditions } from './renditions';
 import { benchRequestLineCost } from './request-line-cost';
+import { benchRequestLineInProcess } from './request-line-in-process';
 import { benchResumable } from './resumable';
 import { benchScaled } from './scaled';
 import { benchThumbnails } from './thumbnails';
@@ -55,7 +57,7 @@ if (process.env.BENCH_ONLY === 'thumbnails') {
   process.exit(0);
 }
 if (process.env.BENCH_ONLY === 'request-line') {
-  printRows(await benchRequestLineCost());
+  printRows([...(await benchRequestLineInProcess()), ...(await benchRequestLineCost())]);
   process.exit(0);
 }
 if (process.env.BENCH_ONLY === 'web') {
@@ -201,5 +203,6 @@ if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
 if (!process.env.BENCH_ONLY) printRows(await benchResumable());
-if (!process.env.BENCH_ONLY) printRows(await benchRequestLineCost());
+if (!process.env.BENCH_ONLY)
+  printRows([...(await benchRequestLineInProcess()), ...(await benchRequestLineCost())]);
 if (!process.env.BENCH_ONLY && scaleOut) await benchScaleOut();

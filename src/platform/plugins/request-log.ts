@@ -1,4 +1,4 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** Told of every finished request, logged or not (the metrics: metrics.ts). */
 export type RequestCompleted = (method: string, route: string, status: number, seconds: number) => void;
@@ -28,11 +28,14 @@ export class RequestLog extends LogController {
   override incomingRequest() {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply) {
+    const logged = !this.isLogDisabled(request) && levelEnabled(reply.log, error ? 'error' : 'info');
+    // At `warn` without metrics there is nothing to do: not even the route to look up.
+    if (!logged && this.#completed === undefined) return;
     const route = request.routeOptions.url;
     const status = reply.statusCode;
     const ms = reply.elapsedTime;
     this.#completed?.(request.method, route ?? unmatchedRoute, status, ms / 1000);
-    if (this.isLogDisabled(request)) return;
+    if (!logged) return;
     const line = {
       method: request.method,
       route,
@@ -45,6 +48,14 @@ export class RequestLog extends LogController {
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request');
   }
+}
+
+/** Whether `level` is written: pino says; a logger that cannot say is asked to log (and may drop it). */
+function levelEnabled(
+  log: FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean },
+  level: string,
+) {
+  return log.isLevelEnabled === undefined || log.isLevelEnabled(level);
 }
 
 function pathOf(url: string) {
