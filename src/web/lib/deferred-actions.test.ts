@@ -69,6 +69,25 @@ describe('actions that wait out an undo window', () => {
     expect(sent).toEqual(['a']);
   });
 
+  it('stay held while focus moves within the notice, and start a whole window once it leaves', async () => {
+    const actions = createDeferredActions<string>();
+    const sent: string[] = [];
+    actions.later('a', 'file', async () => void sent.push('a'));
+    const notice = document.createElement('p');
+    const undoButton = notice.appendChild(document.createElement('button'));
+    const elsewhere = document.createElement('button');
+    const props = actions.holdProps('a');
+    props.onFocus();
+    props.onBlur({ currentTarget: notice, relatedTarget: undoButton });
+    await vi.advanceTimersByTimeAsync(undoWindowMs * 2);
+    expect(sent).toEqual([]);
+    props.onBlur({ currentTarget: notice, relatedTarget: elsewhere });
+    await vi.advanceTimersByTimeAsync(undoWindowMs - 1);
+    expect(sent).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sent).toEqual(['a']);
+  });
+
   it('send a held action too when the page goes', async () => {
     const actions = createDeferredActions<string>();
     const sent: boolean[] = [];

@@ -28,6 +28,103 @@ export interface PlatformHttp {
   endSession(): never;
 }
 
+/** Where API calls go: the API's base (the platform, or the proxy before it), and the platform itself. */
+export interface ApiAddresses {
+  /** `apiBaseUrl` without a trailing slash: every call's address starts with it. */
+  apiBase: string;
+  platformOrigin: string;
+  /** The path of `platformBaseUrl`, which the platform's own links carry and the API base replaces. */
+  platformBasePath: string;
+}
+
+export function apiAddresses(config: Pick<AppConfig, 'apiBaseUrl' | 'platformBaseUrl'>): ApiAddresses {
+  const apiBase = config.apiBaseUrl.replace(/\/+$/, '');
+  const platform = new URL(config.platformBaseUrl);
+  return {
+    apiBase,
+    platformOrigin: platform.origin,
+    platformBasePath: platform.pathname.replace(/\/+$/, ''),
+  };
+}
+
+/**
+ * The absolute address of an API path or of a link the platform gave. Paths are relative to the spec's
+ * `{base_url}`; links in answers may also be absolute. A link to any other address is refused: the
+ * bearer token goes to the platform (or the proxy before it) only.
+ */
+export function apiUrl(addresses: ApiAddresses, pathOrLink: string): string {
+  let path = pathOrLink;
+  if (/^https?:\/\//i.test(pathOrLink)) {
+    const link = new URL(pathOrLink);
+    if (link.origin !== addresses.platformOrigin && link.origin !== new URL(addresses.apiBase).origin) {
+      throw new Error(`The platform linked to another address (${link.origin}); it was not followed.`);
+    }
+    path = link.pathname + link.search;
+  }
+  if (!path.startsWith('/')) throw new Error(`Not an API path: ${pathOrLink}`);
+  const { platformBasePath } = addresses;
+  if (platformBasePath && path.startsWith(`${platformBasePath}/`)) path = path.slice(platformBasePath.length);
+  return `${addresses.apiBase}${path}`;
+}
+
+/** What one PlatformHttp keeps between calls. */
+interface HttpState {
+  readonly addresses: ApiAddresses;
+  readonly tokens: TokenSource;
+  readonly onSessionEnded: () => void;
+  readonly first: FirstResponses | undefined;
+  /** The last token used, for requests that must start before the page goes (see `send`). */
+  lastToken: string | null;
+}
+
+function endSession(state: HttpState): never {
+  state.onSessionEnded();
+  throw new SessionEnded();
+}
+
+async function currentToken(state: HttpState): Promise<string> {
+  state.lastToken = (await state.tokens.accessToken()) ?? endSession(state);
+  return state.lastToken;
+}
+
+async function renewedToken(state: HttpState): Promise<string> {
+  const renewed = await state.tokens.renew().catch(() => null);
+  state.lastToken = renewed?.access_token ?? endSession(state);
+  return state.lastToken;
+}
+
+function withBearer(target: string, init: RequestInit, token: string): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set('Authorization', `Bearer ${token}`);
+  if (!headers.has('Accept')) headers.set('Accept', 'application/json');
+  return fetch(target, { ...init, headers, credentials: 'omit' });
+}
+
+/** The answer the page's start already has for a plain GET of `target`, if it asked for it. */
+async function firstAnswer(state: HttpState, target: string, init: RequestInit): Promise<Response | null> {
+  const plainGet = (init.method ?? 'GET') === 'GET' && init.body === undefined && init.headers === undefined;
+  return (plainGet ? await state.first?.take(target)?.catch(() => null) : null) ?? null;
+}
+
+async function send(state: HttpState, pathOrLink: string, init: RequestInit): Promise<Response> {
+  const target = apiUrl(state.addresses, pathOrLink);
+  // A request sent as the page closes (keepalive) starts at once, with the token in hand: waiting
+  // for one, even a moment, can be too late.
+  const response =
+    (await firstAnswer(state, target, init)) ??
+    (await withBearer(
+      target,
+      init,
+      init.keepalive && state.lastToken ? state.lastToken : await currentToken(state),
+    ));
+  if (response.status !== 401) return response;
+  // Revoked, or expired earlier than announced (a platform may announce no lifetime at all).
+  await response.body?.cancel().catch(() => undefined);
+  const retried = await withBearer(target, init, await renewedToken(state));
+  if (retried.status === 401) endSession(state);
+  return retried;
+}
+
 /**
  * `onSessionEnded` runs when the platform refuses the token and no new one can be had; the call then
  * fails with SessionEnded, and the app asks the person to sign in again, keeping the page.
@@ -38,78 +135,19 @@ export function createPlatformHttp(
   onSessionEnded: () => void,
   first?: FirstResponses,
 ): PlatformHttp {
-  const apiBase = config.apiBaseUrl.replace(/\/+$/, '');
-  const platform = new URL(config.platformBaseUrl);
-  const platformBasePath = platform.pathname.replace(/\/+$/, '');
-
-  function ended(): never {
-    onSessionEnded();
-    throw new SessionEnded();
-  }
-
-  /**
-   * Paths are relative to the spec's `{base_url}`; links in answers may also be absolute. A link to any
-   * other address is refused: the bearer token goes to the platform (or the proxy before it) only.
-   */
-  function url(pathOrLink: string): string {
-    let path = pathOrLink;
-    if (/^https?:\/\//i.test(pathOrLink)) {
-      const link = new URL(pathOrLink);
-      if (link.origin !== platform.origin && link.origin !== new URL(apiBase).origin) {
-        throw new Error(`The platform linked to another address (${link.origin}); it was not followed.`);
-      }
-      path = link.pathname + link.search;
-    }
-    if (!path.startsWith('/')) throw new Error(`Not an API path: ${pathOrLink}`);
-    if (platformBasePath && path.startsWith(`${platformBasePath}/`))
-      path = path.slice(platformBasePath.length);
-    return `${apiBase}${path}`;
-  }
-
-  /** The last token used, for requests that must start before the page goes (see `send`). */
-  let lastToken: string | null = null;
-
-  async function accessToken(): Promise<string> {
-    lastToken = (await tokens.accessToken()) ?? ended();
-    return lastToken;
-  }
-
-  async function renewedToken(): Promise<string> {
-    const renewed = await tokens.renew().catch(() => null);
-    lastToken = renewed?.access_token ?? ended();
-    return lastToken;
-  }
-
-  function attempt(target: string, init: RequestInit, token: string) {
-    const headers = new Headers(init.headers);
-    headers.set('Authorization', `Bearer ${token}`);
-    if (!headers.has('Accept')) headers.set('Accept', 'application/json');
-    return fetch(target, { ...init, headers, credentials: 'omit' });
-  }
-
-  /** The answer the page's start already has for a plain GET of `target`, if it asked for it. */
-  async function firstAnswer(target: string, init: RequestInit): Promise<Response | null> {
-    const plainGet =
-      (init.method ?? 'GET') === 'GET' && init.body === undefined && init.headers === undefined;
-    return (plainGet ? await first?.take(target)?.catch(() => null) : null) ?? null;
-  }
-
-  async function send(pathOrLink: string, init: RequestInit = {}): Promise<Response> {
-    const target = url(pathOrLink);
-    // A request sent as the page closes (keepalive) starts at once, with the token in hand: waiting
-    // for one, even a moment, can be too late.
-    const response =
-      (await firstAnswer(target, init)) ??
-      (await attempt(target, init, init.keepalive && lastToken ? lastToken : await accessToken()));
-    if (response.status !== 401) return response;
-    // Revoked, or expired earlier than announced (a platform may announce no lifetime at all).
-    await response.body?.cancel().catch(() => undefined);
-    const retried = await attempt(target, init, await renewedToken());
-    if (retried.status === 401) ended();
-    return retried;
-  }
-
-  const readWith = (pathOrLink: string, token: string) => attempt(url(pathOrLink), {}, token);
-
-  return { send, readWith, accessToken, renewedToken, url, endSession: ended };
+  const state: HttpState = {
+    addresses: apiAddresses(config),
+    tokens,
+    onSessionEnded,
+    first,
+    lastToken: null,
+  };
+  return {
+    send: (pathOrLink, init = {}) => send(state, pathOrLink, init),
+    readWith: (pathOrLink, token) => withBearer(apiUrl(state.addresses, pathOrLink), {}, token),
+    accessToken: () => currentToken(state),
+    renewedToken: () => renewedToken(state),
+    url: (pathOrLink) => apiUrl(state.addresses, pathOrLink),
+    endSession: () => endSession(state),
+  };
 }

@@ -4,6 +4,7 @@ import { cropOf } from '../../../shared/assets/crop';
 import { qualityIssues, type QualityIssue } from '../../../shared/assets/photo-quality';
 import type {
   Account,
+  AccreditationForReview,
   Decision,
   EntityRef,
   HistoryEntry,
@@ -300,6 +301,23 @@ export function readHistoryEntry(raw: Json): HistoryEntry | undefined {
           },
         }
       : {}),
+  };
+}
+
+/** One accreditation of the review queue (ours): its owner, files, review and ETag. */
+export function readAccreditation(raw: Json): AccreditationForReview | undefined {
+  if (typeof raw.id !== 'number') return undefined;
+  const owner = (raw.owner ?? {}) as { name?: unknown; email?: unknown };
+  const review = readReview(raw);
+  return {
+    id: raw.id,
+    name: typeof raw.name === 'string' ? raw.name : `Accreditation ${raw.id}`,
+    owner: { name: String(owner.name ?? ''), email: String(owner.email ?? '') },
+    files: (Array.isArray(raw.assets) ? raw.assets : [])
+      .map((asset) => readFile(asset))
+      .filter((f): f is StoredFile => f !== undefined),
+    ...(review ? { review } : {}),
+    ...(typeof raw.etag === 'string' ? { etag: raw.etag } : {}),
   };
 }
 

@@ -94,7 +94,7 @@ function carriesAsset(body: string): boolean {
 
 /**
  * tus 1.0 through tus-js-client (this module and the library load only where they are used:
- * platform.ts imports them lazily): creation with the metadata
+ * new-files.ts imports them lazily): creation with the metadata
  * (checked before any byte), then PATCHes from the offset the platform holds. A lost connection tries
  * again by itself after `retryDelays`, asking the platform (HEAD) where to continue; a pause (an abort
  * with `pauseReason`) leaves the upload at the platform, and the same file chosen again for the same

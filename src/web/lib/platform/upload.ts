@@ -15,7 +15,7 @@ export function appendNested(form: FormData, name: string, value: unknown): void
 /**
  * `POST /v2/core/assets` (spec 4.3) as flat multipart. The fields come before the file, so a platform
  * can refuse a bad request before reading the bytes. `private` is not in the spec's create: a platform
- * that ignores it gets a PUT afterwards (platform.ts).
+ * that ignores it gets a PUT afterwards (new-files.ts).
  */
 export function uploadForm(upload: NewFile): FormData {
   const form = new FormData();
