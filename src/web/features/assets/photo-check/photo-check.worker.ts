@@ -36,6 +36,23 @@ const decodeWhole = (file: File, size: Size) =>
 const scalesWhileDecoding = (file: File) => file.type === 'image/jpeg' && typeof ImageDecoder !== 'undefined';
 
 /**
+ * The measures' loops run several times slower until V8 has optimized them, and a photo's check is
+ * often the worker's first: the worker starts while the person chooses a photo
+ * (`PhotoChecker.prepare`), so it runs them meanwhile on a small made-up image, which is all the
+ * optimizer needs to see.
+ */
+function warmUp() {
+  const side = 256;
+  const rgba = new Uint8ClampedArray(side * side * 4);
+  for (let i = 0; i < rgba.length; i++) rgba[i] = (i * 7919 + (i >> 10) * 31) % 256;
+  for (let round = 0; round < 10; round++) {
+    const grey = rgbToGrey(rgba, side, side, 4);
+    measurePhoto({ data: grey, width: side, height: side }, { width: side, height: side });
+  }
+}
+warmUp();
+
+/**
  * The photo check off the main thread (issue 31): decode with EXIF orientation, reduced to
  * `decodeSize` (a 100 MP photo is never held whole on a canvas), then the measures the platform runs
  * on the same pixels. Answers the measures, or why it could not.
