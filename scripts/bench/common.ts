@@ -61,9 +61,9 @@ export const median = (values: number[]) =>
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `url` answers at all (a server started by the bench is up), for up to 30 s. */
-export async function waitFor(url: string) {
-  for (let i = 0; i < 300; i++) {
+/** Waits until `url` answers at all (a server started by the bench is up), for up to `seconds`. */
+export async function waitFor(url: string, seconds = 30) {
+  for (let i = 0; i < seconds * 10; i++) {
     if (
       await fetch(url).then(
         () => true,

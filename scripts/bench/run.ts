@@ -11,6 +11,8 @@
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
+ *   W5 the browser's photo check of a 12 MP photo on a throttled phone: scripts/bench/photo-check.ts
+ *      (BENCH_ONLY=photo)
  *   S4m′ what the request line and the metrics add to a GET, in instructions under valgrind:
  *        scripts/bench/request-line-cost.ts (BENCH_ONLY=request-line); S4mi the same timed in
  *        process, as a cross-check: scripts/bench/request-line-in-process.ts
@@ -32,6 +34,7 @@ import { join } from 'node:path';
 import { cpuRow, issuerToken, type Load, load, median, printRows, roundRatios, waitFor } from './common';
 import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
+import { benchPhotoCheck } from './photo-check';
 import { benchRenditions } from './renditions';
 import { benchRequestLineCost } from './request-line-cost';
 import { benchRequestLineInProcess } from './request-line-in-process';
@@ -62,6 +65,10 @@ if (process.env.BENCH_ONLY === 'request-line') {
 }
 if (process.env.BENCH_ONLY === 'web') {
   printRows(await benchWebVitals());
+  process.exit(0);
+}
+if (process.env.BENCH_ONLY === 'photo') {
+  printRows(await benchPhotoCheck());
   process.exit(0);
 }
 if (process.env.BENCH_BACKEND !== undefined && process.env.BENCH_BACKEND !== 'postgres') {
@@ -201,6 +208,7 @@ try {
 if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
+if (!process.env.BENCH_ONLY) printRows(await benchPhotoCheck());
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
 if (!process.env.BENCH_ONLY) printRows(await benchResumable());
 if (!process.env.BENCH_ONLY)

@@ -48,10 +48,17 @@ describe('the pixels the measures run on', () => {
     expect([...rgbToGrey([255, 255, 255, 0, 10, 10, 10, 255], 2, 1, 4)]).toEqual([255, 10]);
   });
 
-  it('decodes at twice the analysis size, or at the photo’s own size when smaller', () => {
+  it('decodes at the JPEG decoder’s n/8 scale that keeps the long side ≥ 1000, or at the photo’s own size', () => {
     expect(analysisSize(4032, 3024)).toEqual({ width: 1024, height: 768 });
-    expect(decodeSize(4032, 3024)).toEqual({ width: 2048, height: 1536 });
-    expect(decodeSize(1500, 1000)).toEqual({ width: 1500, height: 1000 });
+    // 12 MP phones: a quarter, measured as decoded (no resampling of ours).
+    expect(decodeSize(4032, 3024)).toEqual({ width: 1008, height: 756 });
+    expect(decodeSize(4000, 3000)).toEqual({ width: 1000, height: 750 });
+    expect(analysisSize(1000, 750)).toEqual({ width: 1000, height: 750 });
+    // 6/8 of 1500 is the first eighth at 1000 or more; sides round up, as libjpeg's do.
+    expect(decodeSize(1500, 1000)).toEqual({ width: 1125, height: 750 });
+    expect(decodeSize(1801, 1201)).toEqual({ width: 1126, height: 751 });
+    // 100 MP: an eighth, then `downscaleGrey` to 1024.
+    expect(decodeSize(12000, 8000)).toEqual({ width: 1500, height: 1000 });
     expect(decodeSize(800, 600)).toEqual({ width: 800, height: 600 });
   });
 

@@ -5,11 +5,14 @@
  * on the same pixels. docs/decisions.md "Photo quality" says the same in words.
  *
  * The pipeline, identical on both sides:
- *  1. decode with EXIF orientation applied, reduced to `decodeSize` (twice the analysis size) by
- *     the side's own resizer (OffscreenCanvas / sharp) — the only step that differs;
+ *  1. decode with EXIF orientation applied, reduced to `decodeSize` (by n/8, long side ≥ 1000) by
+ *     the side's own decoder and resizer: in the browser a JPEG is reduced while it decodes
+ *     (WebCodecs' `ImageDecoder`, libjpeg-turbo's n/8 scaling), other images by `createImageBitmap`;
+ *     on the platform by sharp (shrink-on-load for JPEG, then libvips's reduce) — the only step
+ *     that differs;
  *  2. `rgbToGrey`: Rec. 601 luma of the gamma-encoded values, here, not by a library;
- *  3. `downscaleGrey` to `analysisSize` (long side ≤ 1024) by area averaging, here: this halves the
- *     resizers' differences, so the measures agree within the tolerance the tests state;
+ *  3. `downscaleGrey` to `analysisSize` (long side ≤ 1024) by area averaging, here, when the
+ *     decoded image is larger (a 100 MP photo's eighth); a 12 MP photo is measured as decoded;
  *  4. `measurePhoto` on that grey image, with the original's short side for the resolution.
  */
 
@@ -102,14 +105,24 @@ const fit = (width: number, height: number, longSide: number): { width: number; 
 export const analysisSize = (width: number, height: number) => fit(width, height, analysisLongSide);
 
 /**
- * The size to decode an image of this (oriented) size to: exactly twice the analysis size when the
- * photo is that large (then `downscaleGrey` averages 2 × 2 blocks, the fast path), else the photo's
- * own size. Never enlarged.
+ * The analysis image's least long side: the JPEG decoders' n/8 scaling lands in 1000–1024 for the
+ * usual 12 MP sizes (4000 and 4032 px wide, at 1/4), so those photos need no resampling of ours.
+ */
+export const minAnalysisLongSide = 1000;
+
+/**
+ * The size to decode an image of this (oriented) size to: reduced by n/8, with n the smallest of
+ * 1–8 that keeps the long side at `minAnalysisLongSide` or more (sides rounded up, as libjpeg
+ * rounds them), or the photo's own size when it is no larger. Both sides' JPEG decoders
+ * (libjpeg-turbo in Chromium and in libvips) reduce by n/8 while decoding, so a 12 MP photo is never
+ * decoded whole; `downscaleGrey` then takes what is still over 1024 down to `analysisSize`.
  */
 export function decodeSize(width: number, height: number): { width: number; height: number } {
-  const analysis = analysisSize(width, height);
-  const twice = { width: analysis.width * 2, height: analysis.height * 2 };
-  return twice.width <= width && twice.height <= height ? twice : { width, height };
+  const longSide = Math.max(width, height);
+  if (longSide <= minAnalysisLongSide) return { width, height };
+  let eighths = 1;
+  while (eighths < 8 && Math.ceil((longSide * eighths) / 8) < minAnalysisLongSide) eighths++;
+  return { width: Math.ceil((width * eighths) / 8), height: Math.ceil((height * eighths) / 8) };
 }
 
 // ---------------------------------------------------------------------------------------------

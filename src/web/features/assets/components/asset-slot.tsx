@@ -136,6 +136,17 @@ export function AssetSlot({
   const headingId = `slot-${fileType.fileType}`;
   const current = toCrop[0];
 
+  // The photo check's worker starts, and readies its measures, while the person chooses a photo.
+  useEffect(() => {
+    if (!checksPhotos || !canEdit) return;
+    const idle = typeof requestIdleCallback === 'function';
+    const handle = idle ? requestIdleCallback(() => photoChecker.prepare?.()) : undefined;
+    if (!idle) photoChecker.prepare?.();
+    return () => {
+      if (handle !== undefined) cancelIdleCallback(handle);
+    };
+  }, [checksPhotos, canEdit, photoChecker]);
+
   // Every object URL made for the crop dialog is released: when its file leaves the queue, or when
   // the page goes away with files still waiting.
   const waiting = useRef<Pending[]>([]);

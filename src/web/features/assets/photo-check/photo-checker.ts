@@ -19,6 +19,8 @@ export type PhotoCheckReply = PhotoVerdict & { id: number };
 /** Checks a chosen photo. Behind an interface so that tests in jsdom (no OffscreenCanvas) give answers. */
 export interface PhotoChecker {
   check(file: File, size: { width: number; height: number }): Promise<PhotoVerdict>;
+  /** Gets ready for a check (a slot that checks photos is on screen): the first then waits less. */
+  prepare?(): void;
 }
 
 /**
@@ -48,9 +50,13 @@ export function workerPhotoChecker(): PhotoChecker {
     };
     return started;
   };
+  const supported = () => typeof Worker !== 'undefined' && typeof OffscreenCanvas !== 'undefined';
   return {
+    prepare() {
+      if (supported()) worker ??= start();
+    },
     check(file, size) {
-      if (typeof Worker === 'undefined' || typeof OffscreenCanvas === 'undefined')
+      if (!supported())
         return Promise.resolve({ kind: 'skipped', reason: 'this browser cannot check photos' });
       worker ??= start();
       const id = nextId++;
@@ -67,6 +73,7 @@ let shared: PhotoChecker | undefined;
 /** The app's checker, made on first use. */
 export const appPhotoChecker: PhotoChecker = {
   check: (file, size) => (shared ??= workerPhotoChecker()).check(file, size),
+  prepare: () => (shared ??= workerPhotoChecker()).prepare?.(),
 };
 
 /** Which checker the slots use: the worker's, unless a test provides another. */
