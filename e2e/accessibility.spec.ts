@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { addUser, expect, signIn, test } from './support/app';
+import { expect, signInDemo, test } from './support/app';
 import { multiPagePdf, quadrantsPng } from './support/files';
 import { sendForReview } from './support/accreditation';
 import { cropAndSend, dropFiles, settled } from './support/page-parts';
@@ -67,15 +67,15 @@ for (const [path, ready] of [
   ['/indications-of-interest/1', /Interest in/],
   ['/no-such-page', 'Page not found'],
 ] as const) {
-  test(`the investor’s page ${path}`, async ({ page }) => {
-    await signIn(page, 'investor@demo.test');
+  test(`the investor’s page ${path}`, async ({ page, context }) => {
+    await signInDemo(context, 'investor@demo.test');
     await visit(page, path, ready);
     expect(await seriousViolations(page, path)).toEqual([]);
   });
 }
 
-test('the offerings, as an investor browses them', async ({ page }) => {
-  await signIn(page, 'investor@demo.test');
+test('the offerings, as an investor browses them', async ({ page, context }) => {
+  await signInDemo(context, 'investor@demo.test');
   await visit(page, '/offerings', 'Offerings');
   // The product cards, each with its logo or initial, and the end of the list.
   await expect(page.getByRole('list', { name: 'Offerings' }).getByRole('link')).not.toHaveCount(0);
@@ -88,8 +88,8 @@ for (const [path, ready] of [
   ['/products/2', /Harbor Street Lofts/],
   ['/investments/1', /Solar Farm Fund I/],
 ] as const) {
-  test(`the issuer’s page ${path}`, async ({ page }) => {
-    await signIn(page, 'issuer@demo.test');
+  test(`the issuer’s page ${path}`, async ({ page, context }) => {
+    await signInDemo(context, 'issuer@demo.test');
     await visit(page, path, ready);
     expect(await seriousViolations(page, path)).toEqual([]);
   });
@@ -128,19 +128,20 @@ test('the issuer’s team member page and its dialogs', async ({ page, login }) 
 
 test('the admin’s review queue, the viewer beside the decision, and the decided list', async ({
   page,
-  browser,
+  login,
+  loginElsewhere,
 }) => {
   // An investor whose documents wait for review, so that the queue has a document to open.
-  const newcomer = addUser('investor', `Axel Checker ${Date.now()}`);
+  const { person: newcomer, page: investor } = await loginElsewhere({
+    role: 'investor',
+    name: `Axel Checker ${Date.now()}`,
+  });
   const accreditation = newcomer.accreditation!;
-  const investorContext = await browser.newContext();
-  const investor = await investorContext.newPage();
-  await signIn(investor, newcomer.email, newcomer.password);
   await investor.getByRole('link', { name: accreditation.name }).click();
   await sendForReview(investor);
-  await investorContext.close();
+  await investor.context().close();
 
-  await signIn(page, 'admin@demo.test');
+  await login({ role: 'admin', name: 'Ada Admin' });
   const found: string[] = [];
   await visit(page, '/', 'Hello, Ada Admin');
   found.push(...(await seriousViolations(page, 'home')));
@@ -164,8 +165,8 @@ test('the admin’s review queue, the viewer beside the decision, and the decide
   expect(found).toEqual([]);
 });
 
-test('the question a page-wide drop asks', async ({ page }) => {
-  await signIn(page, 'issuer@demo.test');
+test('the question a page-wide drop asks', async ({ page, context }) => {
+  await signInDemo(context, 'issuer@demo.test');
   await visit(page, '/products/2', /Harbor Street Lofts/);
   await dropFiles(page.getByRole('heading', { level: 1 }), [await multiPagePdf('where.pdf', ['Where'])]);
   await expect(page.getByRole('dialog', { name: 'Where does where.pdf go?' })).toBeVisible();

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { Page } from '@playwright/test';
-import { addUser, expect, signIn, storedAccessToken, test } from './support/app';
+import { expect, openSignedIn, storedAccessToken, test } from './support/app';
 import { card, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
 
@@ -26,10 +26,10 @@ async function uploadAs(page: Page, fields: Record<string, string>, file: { name
     .toBe(201);
 }
 
-test('an entity with more than one page of files loads the rest when scrolled', async ({ page }) => {
+test('an entity with more than one page of files loads the rest when scrolled', async ({ page, login }) => {
   test.setTimeout(240_000);
-  const investor = addUser('investor');
-  await signIn(page, investor.email);
+  const investor = await login({ role: 'investor' });
+  await openSignedIn(page);
   const accreditation = investor.accreditation!;
   const photo = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#3a6' } })
     .png()
@@ -70,11 +70,12 @@ test('an entity with more than one page of files loads the rest when scrolled', 
 
 test('an entity page in the order of the job: slots most looked-at first, empty ones a line each, files only for someone who can only look', async ({
   page,
-  browser,
+  login,
+  loginElsewhere,
 }) => {
   // A product is recognised by its logo and cover before anyone reads its charter.
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   await expect(page.locator('.slot h2')).toHaveText([
     'Logo',
     'Cover image',
@@ -86,10 +87,11 @@ test('an entity page in the order of the job: slots most looked-at first, empty 
 
   // A new investor's accreditation: the letter first, and every empty slot a line of its own with
   // its rules folded away until asked for.
-  const newcomer = addUser('investor', `Olga Order ${Date.now()}`);
+  const { person: newcomer, page: investor } = await loginElsewhere({
+    role: 'investor',
+    name: `Olga Order ${Date.now()}`,
+  });
   const accreditation = newcomer.accreditation!;
-  const investor = await (await browser.newContext()).newPage();
-  await signIn(investor, newcomer.email, newcomer.password);
   await investor.goto(`/accreditations/${accreditation.id}`);
   await expect(investor.locator('.slot h2').first()).toHaveText('Letter of accreditation');
   const letter = slot(investor, 'Letter of accreditation');
@@ -101,8 +103,7 @@ test('an entity page in the order of the job: slots most looked-at first, empty 
   await investor.close();
 
   // An admin may look at it but not change it: nothing is there yet, and nothing offers to upload.
-  const admin = await (await browser.newContext()).newPage();
-  await signIn(admin, 'admin@demo.test');
+  const { page: admin } = await loginElsewhere({ role: 'admin' });
   await admin.goto(`/accreditations/${accreditation.id}`);
   await expect(admin.getByText('Nothing shared yet.')).toBeVisible();
   await expect(admin.getByRole('region', { name: 'Letter of accreditation' })).toHaveCount(0);

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { checklist, uploadLetter } from './support/accreditation';
-import { addUser, expect, signIn, storedAccessToken, test } from './support/app';
+import { expect, storedAccessToken, test } from './support/app';
 import { documentPhoto } from './support/files';
 import { card, cropAndSend, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
@@ -38,11 +38,12 @@ function expectAgreement(browser: Measures, platform: Measures) {
 
 test('a blurry licence photo is named before upload and goes up with "Use anyway"; a sharp 12 MP one passes without a word; the admin sees the flag and "Unreadable or blurry" chosen', async ({
   page,
-  browser,
+  login,
+  loginElsewhere,
 }) => {
   test.setTimeout(180_000);
-  const account = addUser('investor', `Pia Photo ${Date.now()}`);
-  await signIn(page, account.email, account.password);
+  const account = await login({ role: 'investor', name: `Pia Photo ${Date.now()}` });
+  await page.goto('/');
   await page.getByRole('link', { name: account.accreditation!.name }).click();
   const licence = slot(page, "Driver's licence");
   await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
@@ -101,8 +102,7 @@ test('a blurry licence photo is named before upload and goes up with "Use anyway
   await uploadLetter(page, 'letter.pdf', ['Accredited investor']);
   await checklist(page).getByRole('button', { name: 'Send for review' }).click();
   await expect(page.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
-  const admin = await (await browser.newContext()).newPage();
-  await signIn(admin, 'admin@demo.test');
+  const { page: admin } = await loginElsewhere({ role: 'admin' });
   await admin.goto('/review');
   await admin.getByRole('searchbox', { name: 'Search by investor name or email' }).fill(account.email);
   const item = admin

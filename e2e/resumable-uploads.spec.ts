@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from '@playwright/test';
-import { expect, signIn, storedAccessToken, test } from './support/app';
+import { expect, storedAccessToken, test } from './support/app';
 import { largePdf } from './support/files';
 import { card, slot, throttleUploads } from './support/page-parts';
 import { platformUrl } from './support/urls';
@@ -56,11 +56,12 @@ async function storedBytes(page: Page, fileCard: Locator): Promise<Buffer> {
 
 test('a large upload pauses and resumes from the keyboard, survives a reload, and the stored file is the file', async ({
   page,
+  login,
 }) => {
   test.setTimeout(180_000);
   const path = await fileOnDisk('charter-large.pdf', 8);
-  await signIn(page, 'issuer@demo.test');
-  await page.goto('/products/1');
+  const { product } = await login({ role: 'issuer' });
+  await page.goto(`/products/${product.id}`);
   const charters = slot(page, 'Charter document');
   await expect(charters).toBeVisible();
   const patches = watchPatches(page);

@@ -1,5 +1,5 @@
-import type { Browser, Page } from '@playwright/test';
-import { addUser, expect, signIn, test } from './support/app';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/app';
 import { checklist, uploadLetter, uploadLicence } from './support/accreditation';
 import { card, slot } from './support/page-parts';
 
@@ -8,14 +8,8 @@ import { card, slot } from './support/page-parts';
  * the checklist asks for and sends it for review; the admin finds it in the queue, rejects it with a
  * reason (and can take a decision back for a few seconds); the investor reads the reason in plain
  * words, cannot delete the files decided on, uploads a new one beside them and sends it again; the
- * admin approves. Each test has its own investor, so the queue's other accreditations do not matter.
+ * admin approves. Each test has its own investor and admin, so the queue's other accreditations do not matter.
  */
-
-async function signedIn(browser: Browser, email: string, password?: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await signIn(page, email, password);
-  return page;
-}
 
 /** The admin's queue item of one accreditation. */
 const queueItem = (admin: Page, name: string) =>
@@ -28,15 +22,13 @@ async function findInQueue(admin: Page, investorName: string) {
 }
 
 test('checklist, send, a rejection with its reason, evidence kept, a new letter beside it, approval', async ({
-  browser,
+  loginElsewhere,
 }) => {
   test.setTimeout(240_000);
   const investorName = `Nia Newcomer ${Date.now()}`;
-  const account = addUser('investor', investorName);
-  const accreditation = account.accreditation!;
-
   // The investor's checklist: nothing there yet, so it cannot be sent, and it is not in the queue.
-  const investor = await signedIn(browser, account.email, account.password);
+  const { person: account, page: investor } = await loginElsewhere({ role: 'investor', name: investorName });
+  const accreditation = account.accreditation!;
   await investor.getByRole('link', { name: accreditation.name }).click();
   await expect(investor.getByRole('heading', { name: 'Review: Documents needed' })).toBeVisible();
   const send = checklist(investor).getByRole('button', { name: 'Send for review' });
@@ -61,7 +53,7 @@ test('checklist, send, a rejection with its reason, evidence kept, a new letter 
   await expect(investor.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
 
   // The admin's home counts the queue; the queue finds the investor by name.
-  const admin = await signedIn(browser, 'admin@demo.test');
+  const { page: admin } = await loginElsewhere({ role: 'admin', name: 'Ada Admin' });
   await admin.getByRole('link', { name: /^Review queue \(\d+ waiting\)$/ }).click();
   await expect(admin.getByRole('link', { name: /^Waiting \(\d+\)$/ })).toBeVisible();
   await findInQueue(admin, investorName);
@@ -159,25 +151,22 @@ test('checklist, send, a rejection with its reason, evidence kept, a new letter 
 
   await investor.reload();
   await expect(investor.getByRole('heading', { name: 'Review: Approved' })).toBeVisible();
-  await investor.context().close();
-  await admin.context().close();
 });
 
 test('the admin reads a document in the viewer beside the decision form, and approves from there', async ({
-  browser,
+  loginElsewhere,
 }) => {
   test.setTimeout(150_000);
   const investorName = `Vic Viewer ${Date.now()}`;
-  const account = addUser('investor', investorName);
+  const { person: account, page: investor } = await loginElsewhere({ role: 'investor', name: investorName });
   const accreditation = account.accreditation!;
-  const investor = await signedIn(browser, account.email, account.password);
   await investor.getByRole('link', { name: accreditation.name }).click();
   await uploadLetter(investor, 'letter.pdf', ['Page one of the letter', 'Page two']);
   await uploadLicence(investor);
   await checklist(investor).getByRole('button', { name: 'Send for review' }).click();
   await expect(investor.getByRole('heading', { name: 'Review: Waiting for review' })).toBeVisible();
 
-  const admin = await signedIn(browser, 'admin@demo.test');
+  const { page: admin } = await loginElsewhere({ role: 'admin', name: 'Ada Admin' });
   await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review queue' }).click();
   await findInQueue(admin, investorName);
   await queueItem(admin, accreditation.name).getByRole('button', { name: 'Open letter.pdf' }).click();
@@ -198,6 +187,4 @@ test('the admin reads a document in the viewer beside the decision form, and app
       'Kept as evidence of the approval — upload a new file beside it.',
     ),
   ).toBeVisible();
-  await investor.context().close();
-  await admin.context().close();
 });

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import type { Page } from '@playwright/test';
-import { addUser, expect, signIn, test } from './support/app';
+import { expect, test } from './support/app';
 import { multiPagePdf, quadrantsPng, rotatedPhotoJpeg } from './support/files';
 import { sendForReview } from './support/accreditation';
 import { cropAndSend, settled } from './support/page-parts';
@@ -28,18 +28,24 @@ async function shoot(page: Page, name: string, { dialog = false } = {}) {
   }
 }
 
-test('screenshots of the main pages', async ({ page, browser }) => {
-  // Two people, several pages, a decision that waits out its undo window: minutes on a busy machine.
+test('screenshots of the main pages', async ({ page, login, loginElsewhere }) => {
+  // Three people, several pages, a decision that waits out its undo window: minutes on a busy machine.
   test.setTimeout(420_000);
   await page.goto('/');
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
   await shoot(page, 'landing');
 
-  await signIn(page, 'issuer@demo.test');
+  // People of the test's own, named as the demo's, so that the pictures read as the demo does.
+  const issuer = await login({
+    role: 'issuer',
+    name: 'Isaac Issuer',
+    products: ['Solar Farm Fund I', 'Harbor Street Lofts'],
+  });
+  await page.goto('/');
   await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
   await shoot(page, 'home');
 
-  await page.goto('/products/2');
+  await page.goto(`/products/${issuer.products[1]!.id}`);
   const slot = (label: string) => page.getByRole('region', { name: label, exact: true });
   await slot('Logo')
     .getByTestId('input-logo')
@@ -73,17 +79,15 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await page.keyboard.press('Escape');
 
   // A new investor sends a letter and a licence for review, so that the queue has something in it.
-  const newcomer = addUser('investor', 'Nia Newcomer');
+  const { person: newcomer, page: investor } = await loginElsewhere({
+    role: 'investor',
+    name: 'Nia Newcomer',
+  });
   const accreditation = newcomer.accreditation!;
-  const investorContext = await browser.newContext();
-  const investor = await investorContext.newPage();
-  await signIn(investor, newcomer.email, newcomer.password);
   await investor.getByRole('link', { name: accreditation.name }).click();
   await sendForReview(investor, 'accreditation-letter.pdf');
 
-  const adminContext = await browser.newContext();
-  const admin = await adminContext.newPage();
-  await signIn(admin, 'admin@demo.test');
+  const { page: admin } = await loginElsewhere({ role: 'admin', name: 'Ada Admin' });
   await admin.goto('/review');
   await expect(admin.getByRole('heading', { name: 'Review accreditations' })).toBeVisible();
   await shoot(admin, 'review');
@@ -97,11 +101,10 @@ test('screenshots of the main pages', async ({ page, browser }) => {
   await item.getByLabel(/Note to the investor/).fill('Please upload the copy your adviser signed.');
   await item.getByRole('button', { name: 'Reject', exact: true }).click();
   await expect(admin.getByText(`Rejected ${accreditation.name}.`)).toHaveCount(0, { timeout: 30_000 });
-  await adminContext.close();
+  await admin.context().close();
   await investor.reload();
   await expect(
     investor.getByRole('region', { name: 'History' }).getByText(/Ada Admin rejected the accreditation/),
   ).toBeVisible();
   await shoot(investor, 'accreditation');
-  await investorContext.close();
 });

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { addUser, expect, signIn, storedAccessToken, test } from './support/app';
+import { addUser, expect, openSignedIn, signIn, storedAccessToken, test } from './support/app';
 import { accessTokenTtlSeconds, platformDataDir, platformUrl, proxyLogFile, webUrl } from './support/urls';
 
 /** Every token request the page makes to the proxy, to check that some flows make none (P6). */
@@ -184,17 +184,19 @@ test.describe('the session', () => {
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   });
 
-  test('a new tab continues the session through the proxy cookie', async ({ page, context }) => {
-    await signIn(page, 'issuer@demo.test');
+  test('a new tab continues the session through the proxy cookie', async ({ page, context, login }) => {
+    const { product } = await login({ role: 'issuer' });
+    await openSignedIn(page);
     const second = await context.newPage();
-    await second.goto('/products/1');
-    await expect(second.getByRole('heading', { name: /Solar Farm Fund I/ })).toBeVisible();
+    await second.goto(`/products/${product.id}`);
+    await expect(second.getByRole('heading', { name: new RegExp(product.name) })).toBeVisible();
   });
 
-  test('an expiring access token is renewed without the user noticing', async ({ page }) => {
+  test('an expiring access token is renewed without the user noticing', async ({ page, login }) => {
     // The page's clock, so that the token's lifetime passes at once rather than in real seconds.
     await page.clock.install();
-    await signIn(page, 'issuer@demo.test');
+    const { product } = await login({ role: 'issuer' });
+    await openSignedIn(page);
     const first = await storedAccessToken(page);
     const leftPlatform: string[] = [];
     page.on('request', (request) => {
@@ -204,13 +206,14 @@ test.describe('the session', () => {
     // Past the token's lifetime: the app renews it in the background, with nothing done on the page.
     await page.clock.fastForward((accessTokenTtlSeconds + 2) * 1000);
     await expect.poll(() => storedAccessToken(page), { timeout: 30_000 }).not.toBe(first);
-    await page.getByRole('link', { name: 'Harbor Street Lofts', exact: true }).click();
-    await expect(page.getByRole('heading', { name: /Harbor Street Lofts/ })).toBeVisible();
+    await page.getByRole('link', { name: product.name, exact: true }).click();
+    await expect(page.getByRole('heading', { name: new RegExp(product.name) })).toBeVisible();
     expect(leftPlatform).toEqual([]);
   });
 
-  test('a request refused with 401 is retried once after renewal', async ({ page }) => {
-    await signIn(page, 'investor@demo.test');
+  test('a request refused with 401 is retried once after renewal', async ({ page, login }) => {
+    const { accreditation } = await login({ role: 'investor' });
+    await openSignedIn(page);
     // A token the platform no longer accepts, as after a revocation: the app renews and carries on.
     await page.evaluate(() => {
       const key = Object.keys(sessionStorage).find((k) => k.startsWith('oidc.user:'))!;
@@ -221,8 +224,8 @@ test.describe('the session', () => {
     page.on('response', (response) => {
       if (response.url().startsWith(`${platformUrl}/v2/core/`) && response.status() === 401) refused.push(1);
     });
-    await page.getByRole('link', { name: 'Accreditation of Ivy Investor' }).click();
-    await expect(page.getByRole('heading', { name: /Accreditation of Ivy Investor/ })).toBeVisible();
+    await page.getByRole('link', { name: accreditation!.name }).click();
+    await expect(page.getByRole('heading', { name: new RegExp(accreditation!.name) })).toBeVisible();
     expect(refused).toHaveLength(1);
     expect(await storedAccessToken(page)).not.toBe('revoked-token');
   });
@@ -230,8 +233,10 @@ test.describe('the session', () => {
   test('signing out ends the session everywhere, and signing back in takes the password again', async ({
     page,
     context,
+    login,
   }) => {
-    await signIn(page, 'investor@demo.test');
+    const investor = await login({ role: 'investor' });
+    await openSignedIn(page);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
     expect((await context.cookies(webUrl + '/oauth/token')).map((c) => c.name)).not.toContain('am_refresh');
@@ -239,27 +244,31 @@ test.describe('the session', () => {
 
     // Nothing left to renew from: a protected page sends the visitor to the platform, which asks for
     // the password although its own sign-in is still alive, and then back to the page.
-    await page.goto('/users/1');
+    await page.goto(`/users/${investor.id}`);
     await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
     expect(page.url()).toMatch(new RegExp(`^${platformUrl}/auth/login/oauth/authorize\\?.*prompt=login`));
-    await signIn(page, 'investor@demo.test');
-    await expect(page.getByRole('heading', { name: /Ivy Investor/ })).toBeVisible();
-    expect(page.url()).toBe(`${webUrl}/users/1`);
+    await signIn(page, investor.email, investor.password);
+    await expect(page.getByRole('heading', { name: new RegExp(investor.name) })).toBeVisible();
+    expect(page.url()).toBe(`${webUrl}/users/${investor.id}`);
     await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
 
     // Signed in again, the platform's sign-in is remembered once more: no password after a reload.
     await page.reload();
-    await expect(page.getByRole('heading', { name: /Ivy Investor/ })).toBeVisible();
+    await expect(page.getByRole('heading', { name: new RegExp(investor.name) })).toBeVisible();
   });
 
-  test('after a sign-out, the next person at the same browser signs in as themselves', async ({ page }) => {
-    await signIn(page, 'investor@demo.test');
+  test('after a sign-out, the next person at the same browser signs in as themselves', async ({
+    page,
+    login,
+  }) => {
+    const investor = await login({ role: 'investor' });
+    await openSignedIn(page);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
     await signIn(page, 'issuer@demo.test');
     await expect(page.getByRole('heading', { name: 'Hello, Isaac Issuer' })).toBeVisible();
     await expect(page.getByText('issuer@demo.test')).toBeVisible();
-    await expect(page.getByRole('link', { name: /Ivy Investor/ })).toHaveCount(0);
+    await expect(page.getByRole('link', { name: new RegExp(investor.name) })).toHaveCount(0);
   });
 });
 

@@ -1,4 +1,5 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type BrowserContext, type Page } from '@playwright/test';
+import { handSessionTo, signInOverHttp } from './http-sign-in';
 import { demoPassword } from './users';
 import { platformUrl, webUrl } from './urls';
 
@@ -34,6 +35,25 @@ export async function signIn(
   await page.waitForURL((url) => url.origin === app.webUrl && !url.pathname.startsWith('/auth/'));
 }
 
+/**
+ * The app open on its start page in this tab for the person `login` signed in, as after signing in
+ * here: once the page shows them signed in, the tab holds its access token, so a reload or the next
+ * page starts from that token rather than from a renewal.
+ */
+export async function openSignedIn(page: Page) {
+  await page.goto('/');
+  await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
+}
+
+/**
+ * Signs a demo account into `context` over HTTP, without the sign-in pages: for the checks that look
+ * at what only the demo data holds (an investor's indication of interest, products with files) and
+ * change nothing. Tests that change data have people of their own (`login`).
+ */
+export async function signInDemo(context: BrowserContext, email: string) {
+  await handSessionTo(context, await signInOverHttp(email, demoPassword));
+}
+
 /** The access token the app keeps for this tab (oidc-client-ts's user in sessionStorage). */
 export async function storedAccessToken(page: Page): Promise<string | null> {
   return page.evaluate(() => {
@@ -46,5 +66,14 @@ export async function storedAccessToken(page: Page): Promise<string | null> {
   });
 }
 
-export { expect, test, type Issuer, type Login, type LoginOptions, type Person } from './fixtures';
+export {
+  expect,
+  test,
+  type Elsewhere,
+  type Issuer,
+  type Login,
+  type LoginElsewhere,
+  type LoginOptions,
+  type Person,
+} from './fixtures';
 export { addUser, type AddedUser, type OwnProduct } from './users';

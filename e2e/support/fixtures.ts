@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test as base, type BrowserContext } from '@playwright/test';
+import { expect, test as base, type BrowserContext, type Page } from '@playwright/test';
 import type { Role } from '../../src/shared/api/me';
 import { deleteOwnFiles, handSessionTo, signInOverHttp } from './http-sign-in';
 import { addUser, type AddedUser, type OwnProduct } from './users';
@@ -38,12 +38,30 @@ export interface Login {
   (options: LoginOptions): Promise<Person>;
 }
 
+/** A person `loginElsewhere` made, and the page of the browser they are signed in to. */
+export interface Elsewhere<P extends Person = Person> {
+  person: P;
+  /** The app's start page, open in a browser of its own (a context the fixture closes after the test). */
+  page: Page;
+}
+
+export interface LoginElsewhere {
+  (options: Omit<LoginOptions, 'context'> & { role: 'issuer' }): Promise<Elsewhere<Issuer>>;
+  (options: Omit<LoginOptions, 'context'>): Promise<Elsewhere>;
+}
+
 export const test = base.extend<{
   /**
    * Makes a person (the platform's admin command, as an operator would) and signs them in over HTTP
    * (http-sign-in.ts), without the sign-in pages. Afterwards deletes the files on everything they own.
    */
   login: Login;
+  /**
+   * A second person at a browser of their own, for the tests of two people (an investor and the
+   * admin who reviews them): `login` into a new browser context, with the app open on its start page.
+   * The context is closed after the test, before the files are cleaned up.
+   */
+  loginElsewhere: LoginElsewhere;
 }>({
   login: async ({ context }, use) => {
     const people: Person[] = [];
@@ -62,6 +80,20 @@ export const test = base.extend<{
       const { accessToken } = await signInOverHttp(person.email, person.password);
       await deleteOwnFiles(accessToken);
     }
+  },
+  loginElsewhere: async ({ browser, login }, use) => {
+    const contexts: BrowserContext[] = [];
+    const loginElsewhere = async (options: Omit<LoginOptions, 'context'>) => {
+      const context = await browser.newContext();
+      contexts.push(context);
+      const person = await login({ ...options, context });
+      const page = await context.newPage();
+      await page.goto('/');
+      return { person, page };
+    };
+    await use(loginElsewhere as LoginElsewhere);
+    // Closing an already closed context (a test may close one to end that person's part) is harmless.
+    for (const context of contexts) await context.close();
   },
 });
 

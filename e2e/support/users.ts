@@ -15,6 +15,8 @@ export interface OwnProduct {
 
 /** A person `addUser` made: an investor's accreditation, an issuer's products. */
 export interface AddedUser {
+  /** Their User entity's id (`/users/:id`). */
+  id: number;
   email: string;
   password: string;
   name: string;
