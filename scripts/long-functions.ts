@@ -30,7 +30,8 @@ function sourceFiles(dir: string): string[] {
 }
 
 function nameOf(node: ts.Node): string {
-  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name) return node.name.getText();
+  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name)
+    return node.name.getText();
   if (ts.isConstructorDeclaration(node)) return 'constructor';
   const parent = node.parent;
   if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.name.getText();
@@ -38,7 +39,11 @@ function nameOf(node: ts.Node): string {
   return '(anonymous)';
 }
 
-export function longFunctions(file: string, minLines: number, text = readFileSync(file, 'utf8')): LongFunction[] {
+export function longFunctions(
+  file: string,
+  minLines: number,
+  text = readFileSync(file, 'utf8'),
+): LongFunction[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: LongFunction[] = [];
   const visit = (node: ts.Node) => {
@@ -46,7 +51,8 @@ export function longFunctions(file: string, minLines: number, text = readFileSyn
       const start = source.getLineAndCharacterOfPosition(node.getStart()).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const lines = end - start + 1;
-      if (lines >= minLines) found.push({ file: path.relative(src, file), line: start + 1, name: nameOf(node), lines });
+      if (lines >= minLines)
+        found.push({ file: path.relative(src, file), line: start + 1, name: nameOf(node), lines });
     }
     ts.forEachChild(node, visit);
   };
@@ -57,6 +63,7 @@ export function longFunctions(file: string, minLines: number, text = readFileSyn
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const minLines = Number(process.argv[2] ?? 80);
   const all = sourceFiles(src).flatMap((file) => longFunctions(file, minLines));
-  for (const f of all.sort((a, b) => b.lines - a.lines)) console.log(`${String(f.lines).padStart(4)}  src/${f.file}:${f.line}  ${f.name}`);
+  for (const f of all.sort((a, b) => b.lines - a.lines))
+    console.log(`${String(f.lines).padStart(4)}  src/${f.file}:${f.line}  ${f.name}`);
   console.log(`\n${all.length} function(s) of ${minLines} lines or more`);
 }
