@@ -8,6 +8,7 @@ import {
   pendingThumbnailIds,
   pendingThumbnailJob,
 } from '../db/repositories/assets';
+import type { StagedBlob } from '../storage/blob-store';
 import { type PdfThumbnail, PdfThumbnailError } from './pdf-thumbnail-pool';
 import { blobPdfSource } from './pdf-thumbnails';
 
@@ -97,37 +98,202 @@ export function createPendingThumbnails(
   log: FastifyBaseLogger,
   options: PendingThumbnailOptions,
 ): PendingThumbnails {
-  const ctx = deps;
-  const maxAttempts = options.maxAttempts ?? 3;
-  const concurrency = Math.max(1, options.concurrency);
-  const waiting: number[] = [];
-  const running = new Map<number, Promise<void>>();
-  /** Renders begun before their thumbnail's row was committed, each holding a slot. */
-  const begun = new Map<BegunRender, Render>();
-  /** The claims of the thumbnails queued or being made here, to release when they leave. */
-  const claims = new Map<number, () => void>();
-  let rescan: NodeJS.Timeout | undefined;
-  let closed = false;
-  let markClosed: () => void = () => {};
-  const closing = new Promise<void>((resolve) => {
-    markClosed = resolve;
-  });
+  return new PendingThumbnailQueue(deps, log, options);
+}
 
-  /** A test's hold, given up when the platform stops. */
-  async function hook(name: keyof ThumbnailHooks, id: number) {
-    const held = options.hooks?.[name];
-    if (held) await Promise.race([held(id), closing]);
+/** A render in the pool; when it was handed over and how many bytes it has read (for the debug log). */
+interface Render {
+  result: Promise<PdfThumbnail>;
+  started: number;
+  bytesRead(): number;
+}
+
+/** A pending thumbnail's row, as making it needs it (pendingThumbnailJob). */
+type Job = NonNullable<Awaited<ReturnType<typeof pendingThumbnailJob>>>;
+
+class PendingThumbnailQueue implements PendingThumbnails {
+  private readonly maxAttempts: number;
+  private readonly concurrency: number;
+  /** Thumbnail ids waiting for a render slot, first queued first. */
+  private readonly waiting: number[] = [];
+  /** The thumbnails being made here, each in a slot of its own. */
+  private readonly running = new Map<number, Promise<void>>();
+  /** Renders begun before their thumbnail's row was committed, each holding a slot. */
+  private readonly begun = new Map<BegunRender, Render>();
+  /** The claims of the thumbnails queued or being made here, to release when they leave. */
+  private readonly claims = new Map<number, () => void>();
+  /** The last job's row read (readJobInQueueOrder). */
+  private lastRead: Promise<unknown> = Promise.resolve();
+  private rescan: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Settles at close, giving up a test's hold. */
+  private readonly closing: Promise<void>;
+  private markClosed: () => void = () => {};
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly log: FastifyBaseLogger,
+    private readonly options: PendingThumbnailOptions,
+  ) {
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.concurrency = Math.max(1, options.concurrency);
+    this.closing = new Promise<void>((resolve) => {
+      this.markClosed = resolve;
+    });
   }
 
-  /** No thumbnail for this PDF: the row goes, and the log says why (never the file's contents). */
-  async function giveUp(id: number, parentId: number, size: number, reason: string, errorName?: string) {
-    options.onOutcome?.(reason);
-    if (await dropPendingThumbnail(ctx.db, id)) {
-      const level = reason === 'disabled' ? 'debug' : 'warn';
-      log[level]({ reason, errorName, size, assetId: parentId }, 'PDF uploaded without a thumbnail');
-    } else {
-      log.debug({ thumbnailId: id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
+  begin(pdf: { key: string; size: number }): BegunRender | undefined {
+    const free = this.waiting.length === 0 && this.slotsTaken() < this.concurrency;
+    if (this.closed || !free || !this.deps.pdfThumbnails.hasIdleWorker()) return undefined;
+    const drawing = this.render(pdf);
+    const handle: BegunRender = { abandon: () => this.abandon(handle, drawing, pdf.size) };
+    this.begun.set(handle, drawing);
+    return handle;
+  }
+
+  make(id: number, handle?: BegunRender) {
+    const begunRender = handle && this.begun.get(handle);
+    if (handle) this.begun.delete(handle);
+    if (this.closed || this.claims.has(id)) return;
+    this.claim(id);
+    // The slot of a begun render passes to its thumbnail.
+    if (begunRender) return this.run(id, begunRender);
+    this.waiting.push(id);
+    this.pump();
+  }
+
+  async resume() {
+    this.rescan ??= setInterval(() => {
+      this.takeUpPending().catch((error: unknown) =>
+        this.log.error({ err: error }, 'looking for pending PDF thumbnails failed; tried again later'),
+      );
+    }, this.options.rescanMs ?? 10_000).unref();
+    return this.takeUpPending();
+  }
+
+  retryAfterSeconds(id: number) {
+    // Renders take about a second of a worker each (more on a busy machine): one second per
+    // round of renders ahead of this one.
+    const ahead = this.waiting.indexOf(id);
+    if (ahead === -1) return 1;
+    return Math.min(60, 1 + Math.ceil((ahead + 1) / this.concurrency));
+  }
+
+  depth() {
+    return { waiting: this.waiting.length, running: this.slotsTaken() };
+  }
+
+  async close() {
+    this.closed = true;
+    clearInterval(this.rescan);
+    this.markClosed();
+    // What waits here is left to the other instances (or this one's next start).
+    for (const id of this.waiting.splice(0)) this.release(id);
+    await this.deps.pdfThumbnails.close();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** Render slots held: by thumbnails being made, and by renders begun with their uploads. */
+  private slotsTaken() {
+    return this.running.size + this.begun.size;
+  }
+
+  /** A begun render whose upload was not kept: what it draws is dropped (its worker finishes it). */
+  private abandon(handle: BegunRender, drawing: Render, size: number) {
+    if (!this.begun.delete(handle)) return;
+    void drawing.result
+      .catch(() => undefined)
+      .then(() => this.log.debug({ size }, 'PDF thumbnail render dropped: its upload was not kept'));
+    // Its slot is free for the thumbnails waiting.
+    this.pump();
+  }
+
+  private pump() {
+    while (!this.closed && this.slotsTaken() < this.concurrency && this.waiting.length > 0)
+      this.run(this.waiting.shift()!);
+  }
+
+  /**
+   * Makes the thumbnail in a slot of its own, taken now. It begins once the caller's answer is on its
+   * way: an upload's 201 does not wait for its thumbnail's first database reads and writes (on SQLite
+   * they hold the event loop, a commit an fsync).
+   */
+  private run(id: number, begunRender?: Render) {
+    const job = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.makeOne(id, begunRender))
+      .catch((error: unknown) => {
+        // A database or disk failure: the row stays pending and is tried again at the next rescan
+        // or start (render_attempts bounds how often).
+        this.options.onOutcome?.('failed');
+        this.log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
+      })
+      .finally(() => {
+        this.running.delete(id);
+        this.release(id);
+        this.pump();
+      });
+    this.running.set(id, job);
+  }
+
+  /** Marks the thumbnail as being made here, for the other instances' rescans. */
+  private claim(id: number) {
+    const held = Promise.resolve(this.deps.runningClaims.hold(thumbnailClaim(id)));
+    this.claims.set(id, () => void held.then((c) => c.release()));
+  }
+
+  private release(id: number) {
+    this.claims.get(id)?.();
+    this.claims.delete(id);
+  }
+
+  private async takeUpPending() {
+    const pending = await pendingThumbnailIds(this.deps.db);
+    const elsewhere = await this.deps.runningClaims.running(pending.map(thumbnailClaim));
+    const ids = pending.filter((id) => !elsewhere.has(thumbnailClaim(id)) && !this.claims.has(id));
+    for (const id of ids) this.make(id);
+    if (ids.length > 0) this.log.info({ count: ids.length }, 'making PDF thumbnails left pending');
+    return ids.length;
+  }
+
+  /** Draws the thumbnail `id` (or takes the render begun for it), stores its PNG and completes its row. */
+  private async makeOne(id: number, begunRender?: Render) {
+    const job = await this.readJobInQueueOrder(id);
+    // Made already, or its parent was deleted (the row with it).
+    if (!job) return;
+    await this.hook('beforeRender', id);
+    if (this.closed) return;
+
+    // A render begun with the upload was counted in its row; one begun here is counted at its first read.
+    const attempt = this.attemptCounter(id);
+    const drawing = begunRender ?? this.render({ key: job.parent_key, size: job.parent_size }, attempt.count);
+    let rendered: PdfThumbnail;
+    try {
+      rendered = await drawing.result;
+    } catch (error) {
+      return this.renderFailed(job, error, attempt.tooMany);
     }
+
+    await this.hook('beforeStore', id);
+    if (this.closed) return;
+    const staged = await this.storePng(job, rendered.png);
+    if (!staged) return;
+    const made = { size: staged.size, sha256: staged.sha256, width: rendered.width, height: rendered.height };
+    if (!(await completeThumbnail(this.deps.db, id, made, this.deps.clock()))) {
+      // The parent was deleted while its thumbnail was drawn: no file may stay behind without a row.
+      await this.deps.blobs.delete(job.blob_key);
+      this.log.debug({ thumbnailId: id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
+      return;
+    }
+    this.options.onOutcome?.('made');
+    this.log.debug(
+      {
+        ms: Math.round(performance.now() - drawing.started),
+        bytesRead: drawing.bytesRead(),
+        size: job.parent_size,
+        thumbnailId: id,
+      },
+      'PDF thumbnail made',
+    );
   }
 
   /**
@@ -135,23 +301,40 @@ export function createPendingThumbnails(
    * the order their thumbnails were queued: first queued, first drawn (on PostgreSQL, reads side by
    * side on several connections would answer in any order).
    */
-  let lastRead: Promise<unknown> = Promise.resolve();
+  private async readJobInQueueOrder(id: number): Promise<Job | undefined> {
+    const read = this.lastRead.then(() => pendingThumbnailJob(this.deps.db, id));
+    this.lastRead = read.catch(() => undefined);
+    return read;
+  }
 
-  /** A render in the pool; when it was handed over and how many bytes it has read (for the debug log). */
-  interface Render {
-    result: Promise<PdfThumbnail>;
-    started: number;
-    bytesRead(): number;
+  /**
+   * Counts a render at its first read, once a worker is free for it and before the worker gets any
+   * bytes: a PDF that takes the process down is counted at each start it did, and one that waited
+   * in a queue is not. Past `maxAttempts` the count refuses, and the render fails before it begins.
+   */
+  private attemptCounter(id: number) {
+    const attempt = {
+      tooMany: false,
+      count: async () => {
+        const attempts = await countRenderAttempt(this.deps.db, id);
+        if (attempts === undefined) throw new Error('the thumbnail is gone');
+        if (attempts > this.maxAttempts) {
+          attempt.tooMany = true;
+          throw new Error('too many attempts');
+        }
+      },
+    };
+    return attempt;
   }
 
   /** Renders the stored PDF; `beforeFirstRead` runs once a worker is free for it, before any byte goes. */
-  function render(pdf: { key: string; size: number }, beforeFirstRead?: () => Promise<void>): Render {
+  private render(pdf: { key: string; size: number }, beforeFirstRead?: () => Promise<void>): Render {
     let bytesRead = 0;
-    const source = blobPdfSource(deps.blobs, pdf, (n) => {
+    const source = blobPdfSource(this.deps.blobs, pdf, (n) => {
       bytesRead += n;
     });
     let first: Promise<void> | undefined;
-    const result = deps.pdfThumbnails.render({
+    const result = this.deps.pdfThumbnails.render({
       size: source.size,
       read: async (range) => {
         if (beforeFirstRead) await (first ??= beforeFirstRead());
@@ -163,186 +346,51 @@ export function createPendingThumbnails(
     return { result, started: performance.now(), bytesRead: () => bytesRead };
   }
 
-  async function makeOne(id: number, begunRender?: Render) {
-    const read = lastRead.then(() => pendingThumbnailJob(ctx.db, id));
-    lastRead = read.catch(() => undefined);
-    const job = await read;
-    // Made already, or its parent was deleted (the row with it).
-    if (!job) return;
-    await hook('beforeRender', id);
-    if (closed) return;
+  /** The render failed: the PDF gets no thumbnail, unless the platform is stopping. */
+  private async renderFailed(job: Job, error: unknown, tooManyAttempts: boolean) {
+    const reason = tooManyAttempts
+      ? 'too_many_attempts'
+      : error instanceof PdfThumbnailError
+        ? error.reason
+        : 'read_failed';
+    // Stopping is not the PDF's fault: the thumbnail stays pending and is made after the next start.
+    if (reason === 'closed') return;
+    const errorName = error instanceof PdfThumbnailError ? error.errorName : (error as Error | null)?.name;
+    return this.giveUp(job, reason, errorName);
+  }
 
-    // The render is counted at its first read, once a worker is free for it and before the worker
-    // gets any bytes: a PDF that takes the process down is counted at each start it did, and one
-    // that waited in a queue is not. A render begun with the upload was counted in its row.
-    let tooManyAttempts = false;
-    const countAttempt = async () => {
-      const attempts = await countRenderAttempt(ctx.db, id);
-      if (attempts === undefined) throw new Error('the thumbnail is gone');
-      if (attempts > maxAttempts) {
-        tooManyAttempts = true;
-        throw new Error('too many attempts');
-      }
-    };
-    const drawing = begunRender ?? render({ key: job.parent_key, size: job.parent_size }, countAttempt);
-    let rendered;
+  /** The PNG committed under the thumbnail's reserved key; undefined (and no thumbnail) when it cannot be. */
+  private async storePng(job: Job, png: Buffer): Promise<StagedBlob | undefined> {
+    let staged: StagedBlob | undefined;
     try {
-      rendered = await drawing.result;
-    } catch (error) {
-      const reason = tooManyAttempts
-        ? 'too_many_attempts'
-        : error instanceof PdfThumbnailError
-          ? error.reason
-          : 'read_failed';
-      // Stopping is not the PDF's fault: the thumbnail stays pending and is made after the next start.
-      if (reason === 'closed') return;
-      const errorName = error instanceof PdfThumbnailError ? error.errorName : (error as Error | null)?.name;
-      return giveUp(id, job.parent_id, job.parent_size, reason, errorName);
-    }
-
-    await hook('beforeStore', id);
-    if (closed) return;
-    let staged;
-    try {
-      staged = await deps.blobs.stage(Readable.from([rendered.png]), {
-        maxBytes: rendered.png.length,
-        key: job.blob_key,
-      });
+      staged = await this.deps.blobs.stage(Readable.from([png]), { maxBytes: png.length, key: job.blob_key });
       await staged.commit();
+      return staged;
     } catch (error) {
       // Nothing is under the key when staging or commit fails (a full disk): no stored PNG, no thumbnail.
       await staged?.discard();
-      return giveUp(id, job.parent_id, job.parent_size, 'storage_failed', (error as Error).name);
+      await this.giveUp(job, 'storage_failed', (error as Error).name);
+      return undefined;
     }
-    const made = { size: staged.size, sha256: staged.sha256, width: rendered.width, height: rendered.height };
-    const completed = await completeThumbnail(ctx.db, id, made, ctx.clock());
-    if (!completed) {
-      // The parent was deleted while its thumbnail was drawn: no file may stay behind without a row.
-      await deps.blobs.delete(job.blob_key);
-      log.debug({ thumbnailId: id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
-      return;
+  }
+
+  /** No thumbnail for this PDF: the row goes, and the log says why (never the file's contents). */
+  private async giveUp(job: Job, reason: string, errorName?: string) {
+    this.options.onOutcome?.(reason);
+    if (await dropPendingThumbnail(this.deps.db, job.id)) {
+      const level = reason === 'disabled' ? 'debug' : 'warn';
+      this.log[level](
+        { reason, errorName, size: job.parent_size, assetId: job.parent_id },
+        'PDF uploaded without a thumbnail',
+      );
+    } else {
+      this.log.debug({ thumbnailId: job.id }, 'PDF thumbnail dropped: its file was deleted meanwhile');
     }
-    options.onOutcome?.('made');
-    log.debug(
-      {
-        ms: Math.round(performance.now() - drawing.started),
-        bytesRead: drawing.bytesRead(),
-        size: job.parent_size,
-        thumbnailId: id,
-      },
-      'PDF thumbnail made',
-    );
   }
 
-  function pump() {
-    while (!closed && running.size + begun.size < concurrency && waiting.length > 0) run(waiting.shift()!);
+  /** A test's hold, given up when the platform stops. */
+  private async hook(name: keyof ThumbnailHooks, id: number) {
+    const held = this.options.hooks?.[name];
+    if (held) await Promise.race([held(id), this.closing]);
   }
-
-  /**
-   * Makes the thumbnail in a slot of its own, taken now. It begins once the caller's answer is on its
-   * way: an upload's 201 does not wait for its thumbnail's first database reads and writes (on SQLite
-   * they hold the event loop, a commit an fsync).
-   */
-  function run(id: number, begunRender?: Render) {
-    const job = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => makeOne(id, begunRender))
-      .catch((error: unknown) => {
-        // A database or disk failure: the row stays pending and is tried again at the next rescan
-        // or start (render_attempts bounds how often).
-        options.onOutcome?.('failed');
-        log.error({ err: error, thumbnailId: id }, 'PDF thumbnail failed; it stays pending');
-      })
-      .finally(() => {
-        running.delete(id);
-        release(id);
-        pump();
-      });
-    running.set(id, job);
-  }
-
-  /** Marks the thumbnail as being made here, for the other instances' rescans. */
-  function claim(id: number) {
-    const held = Promise.resolve(deps.runningClaims.hold(thumbnailClaim(id)));
-    claims.set(id, () => void held.then((c) => c.release()));
-  }
-
-  function release(id: number) {
-    claims.get(id)?.();
-    claims.delete(id);
-  }
-
-  async function takeUpPending() {
-    const pending = await pendingThumbnailIds(ctx.db);
-    const elsewhere = await deps.runningClaims.running(pending.map(thumbnailClaim));
-    const ids = pending.filter((id) => !elsewhere.has(thumbnailClaim(id)) && !claims.has(id));
-    for (const id of ids) make(id);
-    if (ids.length > 0) log.info({ count: ids.length }, 'making PDF thumbnails left pending');
-    return ids.length;
-  }
-
-  function make(id: number, handle?: BegunRender) {
-    const begunRender = handle && begun.get(handle);
-    if (handle) begun.delete(handle);
-    if (closed || claims.has(id)) return;
-    claim(id);
-    // The slot of a begun render passes to its thumbnail.
-    if (begunRender) return run(id, begunRender);
-    waiting.push(id);
-    pump();
-  }
-
-  return {
-    begin(pdf) {
-      const free = waiting.length === 0 && running.size + begun.size < concurrency;
-      if (closed || !free || !deps.pdfThumbnails.hasIdleWorker()) return undefined;
-      const drawing = render(pdf);
-      const handle: BegunRender = {
-        abandon() {
-          if (!begun.delete(handle)) return;
-          // What it draws is dropped (its worker finishes it); its slot is free for the thumbnails waiting.
-          void drawing.result
-            .catch(() => undefined)
-            .then(() =>
-              log.debug({ size: pdf.size }, 'PDF thumbnail render dropped: its upload was not kept'),
-            );
-          pump();
-        },
-      };
-      begun.set(handle, drawing);
-      return handle;
-    },
-
-    make,
-
-    async resume() {
-      rescan ??= setInterval(() => {
-        takeUpPending().catch((error: unknown) =>
-          log.error({ err: error }, 'looking for pending PDF thumbnails failed; tried again later'),
-        );
-      }, options.rescanMs ?? 10_000).unref();
-      return takeUpPending();
-    },
-
-    retryAfterSeconds(id) {
-      // Renders take about a second of a worker each (more on a busy machine): one second per
-      // round of renders ahead of this one.
-      const ahead = waiting.indexOf(id);
-      if (ahead === -1) return 1;
-      return Math.min(60, 1 + Math.ceil((ahead + 1) / concurrency));
-    },
-
-    depth() {
-      return { waiting: waiting.length, running: running.size + begun.size };
-    },
-
-    async close() {
-      closed = true;
-      clearInterval(rescan);
-      markClosed();
-      // What waits here is left to the other instances (or this one's next start).
-      for (const id of waiting.splice(0)) release(id);
-      await deps.pdfThumbnails.close();
-      await Promise.allSettled([...running.values()]);
-    },
-  };
 }

@@ -3,6 +3,8 @@ import { access, type FileHandle, mkdir, open, readdir, rename, rm, stat, statfs
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
+  type AgeLimit,
+  type BlobRange,
   type BlobStore,
   BlobTooLargeError,
   InvalidBlobKeyError,
@@ -47,6 +49,15 @@ async function fsyncFolder(path: string) {
   }
 }
 
+/** What every operation of one store shares. */
+interface FsStore {
+  /** Resolved once, so that a later change of the working directory cannot move the store. */
+  root: string;
+  tmpDir: string;
+  headBytes: number;
+  folders: DurableFolders;
+}
+
 /**
  * Files live under `root/<first two key characters>/<key>` (the fan-out keeps folders small) and are
  * staged in `root/tmp`, on the same filesystem so that commit is an atomic rename: write, fsync,
@@ -56,228 +67,266 @@ async function fsyncFolder(path: string) {
 export function createFsBlobStore(rootDir: string, options: FsBlobStoreOptions = {}): BlobStore {
   const headBytes = options.headBytes ?? defaultHeadBytes;
   checkHeadBytes(headBytes);
-  // Resolved once, so that a later change of the working directory cannot move the store.
   const root = resolve(rootDir);
   const tmpDir = join(root, tmpFolderName);
-  const folderOf = (key: string) => join(root, key.slice(0, 2));
-  const pathOf = (key: string) => join(folderOf(key), key);
+  const store: FsStore = { root, tmpDir, headBytes, folders: new DurableFolders(root, tmpDir) };
+  // Functions as own properties, not a class's methods: a store wrapped as `{ ...store, open }`
+  // (as tests count reads) keeps every other operation.
+  return {
+    stage: (source, stageOptions) => stage(store, source, stageOptions),
+    reserveKey: newBlobKey,
+    open: (key, range) => openBlob(store, key, range),
+    size: (key) => blobSize(store, key),
+    delete: (key) => deleteBlob(store, key),
+    removeTemporaryLeftovers: (limit) => removeTemporaryLeftovers(store, limit),
+    reachable: async () => {
+      await store.folders.prepareRoot();
+      await access(root, constants.W_OK);
+    },
+    freeBytes: async () => {
+      const stats = await statfs(root);
+      return stats.bavail * stats.bsize;
+    },
+    keys: (limit) => committedKeys(store, limit),
+  };
+}
 
-  function checkedPath(key: string) {
-    if (typeof key !== 'string' || !blobKeyPattern.test(key)) throw new InvalidBlobKeyError();
-    return pathOf(key);
-  }
+const folderOf = (store: FsStore, key: string) => join(store.root, key.slice(0, 2));
+const pathOf = (store: FsStore, key: string) => join(folderOf(store, key), key);
 
-  // Created on first use rather than in the constructor: a failure there would be an unhandled
-  // rejection that kills the process before anyone could report it.
-  let ready: Promise<void> | undefined;
-  function prepare() {
-    ready ??= (async () => {
-      const firstCreated = await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-      // Only a new root matters: the entry of `tmp` need not survive a crash.
-      if (firstCreated === undefined || firstCreated === tmpDir) return;
-      // Each new folder's entry lives in its parent: make the chain from the parent of the first
-      // new folder down to root durable before any file is committed under root.
-      const stop = dirname(firstCreated);
-      for (let dir = root; ; dir = dirname(dir)) {
-        await fsyncFolder(dir);
-        if (dir === stop || dirname(dir) === dir) break;
-      }
-    })().catch((error: unknown) => {
-      ready = undefined;
+function checkedPath(store: FsStore, key: string) {
+  if (typeof key !== 'string' || !blobKeyPattern.test(key)) throw new InvalidBlobKeyError();
+  return pathOf(store, key);
+}
+
+/**
+ * The store's folders, made durable once each in this process: the root with `tmp` (created on first
+ * use rather than by the factory: a failure there would be an unhandled rejection that kills the
+ * process before anyone could report it), and the fan-out folders.
+ */
+class DurableFolders {
+  private rootReady: Promise<void> | undefined;
+  /**
+   * Memoized per folder (not "mkdir said it created it") so that a second commit into a brand-new
+   * folder also waits for the first one's fsync.
+   */
+  private readonly fanOut = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly tmpDir: string,
+  ) {}
+
+  prepareRoot(): Promise<void> {
+    this.rootReady ??= this.makeRoot().catch((error: unknown) => {
+      this.rootReady = undefined;
       throw error;
     });
-    return ready;
+    return this.rootReady;
   }
 
-  // Fan-out folders made durable in this process. Memoized per folder (not "mkdir said it created
-  // it") so that a second commit into a brand-new folder also waits for the first one's fsync.
-  const durableFolders = new Map<string, Promise<void>>();
-  function ensureFolder(folder: string) {
-    let done = durableFolders.get(folder);
+  ensure(folder: string): Promise<void> {
+    let done = this.fanOut.get(folder);
     if (!done) {
       done = (async () => {
         await mkdir(folder, { recursive: true, mode: 0o700 });
-        await fsyncFolder(root);
+        await fsyncFolder(this.root);
       })();
-      done.catch(() => durableFolders.delete(folder));
-      durableFolders.set(folder, done);
+      done.catch(() => this.fanOut.delete(folder));
+      this.fanOut.set(folder, done);
     }
     return done;
   }
 
-  const newKey = newBlobKey;
+  /** The folder was removed behind our back: the next `ensure` makes it again. */
+  forget(folder: string) {
+    this.fanOut.delete(folder);
+  }
 
-  async function stage(source: Readable, { maxBytes, key: reserved }: StageOptions): Promise<StagedBlob> {
-    if (reserved !== undefined && !blobKeyPattern.test(reserved)) {
-      source.destroy();
-      throw new InvalidBlobKeyError();
+  private async makeRoot() {
+    const firstCreated = await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    // Only a new root matters: the entry of `tmp` need not survive a crash.
+    if (firstCreated === undefined || firstCreated === this.tmpDir) return;
+    // Each new folder's entry lives in its parent: make the chain from the parent of the first
+    // new folder down to root durable before any file is committed under root.
+    const stop = dirname(firstCreated);
+    for (let dir = this.root; ; dir = dirname(dir)) {
+      await fsyncFolder(dir);
+      if (dir === stop || dirname(dir) === dir) break;
     }
-    const key = reserved ?? newKey();
-    // A temporary name of its own even for a reserved key: two stagings for one key never share a file.
-    const tmpPath = join(tmpDir, reserved === undefined ? key : newKey());
-    let created = false;
-    let handle: FileHandle | undefined;
-    let writer: FileWriter | undefined;
-    let intake: ReturnType<typeof createIntake>;
+  }
+}
+
+async function stage(
+  store: FsStore,
+  source: Readable,
+  { maxBytes, key: reserved }: StageOptions,
+): Promise<StagedBlob> {
+  if (reserved !== undefined && !blobKeyPattern.test(reserved)) {
+    source.destroy();
+    throw new InvalidBlobKeyError();
+  }
+  const key = reserved ?? newBlobKey();
+  // A temporary name of its own even for a reserved key: two stagings for one key never share a file.
+  const tmpPath = join(store.tmpDir, reserved === undefined ? key : newBlobKey());
+  const { size, sha256, head } = await writeTemporaryFile(store, source, tmpPath, maxBytes);
+  return new FsStagedBlob(key, size, sha256, head, tmpPath, store);
+}
+
+/** The source's bytes in a fresh file at `tmpPath`, on disk before this resolves; nothing there when it rejects. */
+async function writeTemporaryFile(store: FsStore, source: Readable, tmpPath: string, maxBytes: number) {
+  let created = false;
+  let handle: FileHandle | undefined;
+  let writer: FileWriter | undefined;
+  let intake: ReturnType<typeof createIntake>;
+  try {
+    intake = createIntake(maxBytes, store.headBytes);
+    await store.folders.prepareRoot();
+    // `wx`: always a fresh file, never one left behind by someone else.
+    handle = await open(tmpPath, 'wx', 0o600);
+    created = true;
+    writer = createFileWriter(handle);
+    for await (const chunk of source as AsyncIterable<unknown>) await writer.write(intake.take(chunk));
+    if (isTruncated(source)) throw new BlobTooLargeError(maxBytes);
+    await writer.end();
+    // Durable before anyone may commit it: after the rename the bytes must already be on disk.
+    await handle.sync();
+    const closing = handle;
+    handle = undefined;
+    await closing.close();
+  } catch (error) {
+    // Leaving the for-await loop destroys the source already; failures outside it do not.
+    // Destroying is what keeps the rest of an oversized or unwanted upload from being read.
+    source.destroy();
+    await writer?.abort();
+    await handle?.close().catch(() => {});
+    if (created) await rm(tmpPath, { force: true });
+    // A multipart stream cut at its limit may report that as its own error instead of ending.
+    if (isTruncated(source) && !(error instanceof BlobTooLargeError)) {
+      throw new BlobTooLargeError(maxBytes, { cause: error });
+    }
+    throw error;
+  }
+  return intake.result();
+}
+
+/** A file written in `tmp`, moved under its key by `commit`. */
+class FsStagedBlob implements StagedBlob {
+  private state: 'staged' | 'committing' | 'committed' | 'discarded' = 'staged';
+  private committing: Promise<void> | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly size: number,
+    readonly sha256: string,
+    readonly head: Buffer,
+    private readonly tmpPath: string,
+    private readonly store: FsStore,
+  ) {}
+
+  async commit() {
+    if (this.state !== 'staged') throw new StagedBlobSettledError(this.state);
+    this.state = 'committing';
+    this.committing = this.moveIntoPlace().then(
+      () => {
+        this.state = 'committed';
+      },
+      (error: unknown) => {
+        // The temporary file is still there (unless fsync failed): discard can clean it up.
+        if (this.state === 'committing') this.state = 'staged';
+        throw error;
+      },
+    );
+    await this.committing;
+  }
+
+  async discard() {
+    // Discarding while a commit runs waits for it, then cleans up only if it failed.
+    if (this.state === 'committing') await this.committing?.catch(() => {});
+    if (this.state !== 'staged') return;
+    this.state = 'discarded';
+    await rm(this.tmpPath, { force: true });
+  }
+
+  private async moveIntoPlace() {
+    const folder = folderOf(this.store, this.key);
+    const target = pathOf(this.store, this.key);
+    const { folders } = this.store;
+    await folders.ensure(folder);
     try {
-      intake = createIntake(maxBytes, headBytes);
-      await prepare();
-      // `wx`: always a fresh file, never one left behind by someone else.
-      handle = await open(tmpPath, 'wx', 0o600);
-      created = true;
-      writer = createFileWriter(handle);
-      for await (const chunk of source as AsyncIterable<unknown>) await writer.write(intake.take(chunk));
-      if (isTruncated(source)) throw new BlobTooLargeError(maxBytes);
-      await writer.end();
-      // Durable before anyone may commit it: after the rename the bytes must already be on disk.
-      await handle.sync();
-      const closing = handle;
-      handle = undefined;
-      await closing.close();
+      await rename(this.tmpPath, target);
     } catch (error) {
-      // Leaving the for-await loop destroys the source already; failures outside it do not.
-      // Destroying is what keeps the rest of an oversized or unwanted upload from being read.
-      source.destroy();
-      await writer?.abort();
-      await handle?.close().catch(() => {});
-      if (created) await rm(tmpPath, { force: true });
-      // A multipart stream cut at its limit may report that as its own error instead of ending.
-      if (isTruncated(source) && !(error instanceof BlobTooLargeError)) {
-        throw new BlobTooLargeError(maxBytes, { cause: error });
-      }
+      // The fan-out folder was removed behind our back: make it again, once.
+      if (errorCode(error) !== 'ENOENT') throw error;
+      folders.forget(folder);
+      await folders.ensure(folder);
+      await rename(this.tmpPath, target);
+    }
+    try {
+      await fsyncFolder(folder);
+    } catch (error) {
+      // Not durable means not committed: take it back so no caller inserts a row for it.
+      await rm(target, { force: true });
+      this.state = 'discarded';
       throw error;
     }
-    const { size, sha256, head } = intake.result();
-    return stagedBlob(key, tmpPath, size, sha256, head);
   }
+}
 
-  function stagedBlob(key: string, tmpPath: string, size: number, sha256: string, head: Buffer): StagedBlob {
-    let state: 'staged' | 'committing' | 'committed' | 'discarded' = 'staged';
-    let committing: Promise<void> | undefined;
-
-    async function moveIntoPlace() {
-      const folder = folderOf(key);
-      const target = pathOf(key);
-      await ensureFolder(folder);
-      try {
-        await rename(tmpPath, target);
-      } catch (error) {
-        // The fan-out folder was removed behind our back: make it again, once.
-        if (errorCode(error) !== 'ENOENT') throw error;
-        durableFolders.delete(folder);
-        await ensureFolder(folder);
-        await rename(tmpPath, target);
-      }
-      try {
-        await fsyncFolder(folder);
-      } catch (error) {
-        // Not durable means not committed: take it back so no caller inserts a row for it.
-        await rm(target, { force: true });
-        state = 'discarded';
-        throw error;
-      }
-    }
-
-    return {
-      key,
-      size,
-      sha256,
-      head,
-      async commit() {
-        if (state !== 'staged') throw new StagedBlobSettledError(state);
-        state = 'committing';
-        committing = moveIntoPlace().then(
-          () => {
-            state = 'committed';
-          },
-          (error: unknown) => {
-            // The temporary file is still there (unless fsync failed): discard can clean it up.
-            if (state === 'committing') state = 'staged';
-            throw error;
-          },
-        );
-        await committing;
-      },
-      async discard() {
-        // Discarding while a commit runs waits for it, then cleans up only if it failed.
-        if (state === 'committing') await committing?.catch(() => {});
-        if (state !== 'staged') return;
-        state = 'discarded';
-        await rm(tmpPath, { force: true });
-      },
-    };
+async function openBlob(store: FsStore, key: string, range?: BlobRange) {
+  const path = checkedPath(store, key);
+  if (range) assertRange(range);
+  let handle: FileHandle;
+  try {
+    // Opening (not stat, then open) so that a delete in between cannot turn into a stream error.
+    handle = await open(path, 'r');
+  } catch (error) {
+    if (isAbsent(error)) return undefined;
+    throw error;
   }
+  // The stream closes the handle when it ends or is destroyed.
+  return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+}
 
-  return {
-    stage,
-    reserveKey: newKey,
+async function blobSize(store: FsStore, key: string) {
+  const path = checkedPath(store, key);
+  try {
+    const stats = await stat(path);
+    return stats.isFile() ? stats.size : undefined;
+  } catch (error) {
+    if (isAbsent(error)) return undefined;
+    throw error;
+  }
+}
 
-    async open(key, range) {
-      const path = checkedPath(key);
-      if (range) assertRange(range);
-      let handle: FileHandle;
-      try {
-        // Opening (not stat, then open) so that a delete in between cannot turn into a stream error.
-        handle = await open(path, 'r');
-      } catch (error) {
-        if (isAbsent(error)) return undefined;
-        throw error;
-      }
-      // The stream closes the handle when it ends or is destroyed.
-      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
-    },
+async function deleteBlob(store: FsStore, key: string) {
+  // No folder fsync: a deletion lost in a crash leaves a file that no row names, which the
+  // start-up sweep removes.
+  await rm(checkedPath(store, key), { force: true });
+}
 
-    async size(key) {
-      const path = checkedPath(key);
-      try {
-        const stats = await stat(path);
-        return stats.isFile() ? stats.size : undefined;
-      } catch (error) {
-        if (isAbsent(error)) return undefined;
-        throw error;
-      }
-    },
+async function removeTemporaryLeftovers(store: FsStore, { startedBefore }: AgeLimit = {}) {
+  await store.folders.prepareRoot();
+  let names = await readdir(store.tmpDir);
+  if (startedBefore) names = await writtenBefore(store.tmpDir, names, startedBefore);
+  await Promise.all(names.map((name) => rm(join(store.tmpDir, name), { force: true, recursive: true })));
+  return names.length;
+}
 
-    async delete(key) {
-      // No folder fsync: a deletion lost in a crash leaves a file that no row names, which the
-      // start-up sweep removes.
-      await rm(checkedPath(key), { force: true });
-    },
-
-    async removeTemporaryLeftovers({ startedBefore } = {}) {
-      await prepare();
-      let names = await readdir(tmpDir);
-      if (startedBefore) names = await writtenBefore(tmpDir, names, startedBefore);
-      await Promise.all(names.map((name) => rm(join(tmpDir, name), { force: true, recursive: true })));
-      return names.length;
-    },
-
-    async reachable() {
-      await prepare();
-      await access(root, constants.W_OK);
-    },
-
-    async freeBytes() {
-      const stats = await statfs(root);
-      return stats.bavail * stats.bsize;
-    },
-
-    async *keys({ startedBefore } = {}) {
-      await prepare();
-      for (const folder of await readdir(root, { withFileTypes: true })) {
-        if (!folder.isDirectory() || folder.name === tmpFolderName) continue;
-        const path = join(root, folder.name);
-        const names = await readdir(path).catch((error: unknown) => {
-          // Removed since the listing above.
-          if (isAbsent(error)) return [];
-          throw error;
-        });
-        // Only names this store could have written, in the folder it would have put them in.
-        const ours = names.filter((name) => blobKeyPattern.test(name) && name.startsWith(folder.name));
-        yield* startedBefore ? await writtenBefore(path, ours, startedBefore) : ours;
-      }
-    },
-  };
+async function* committedKeys(store: FsStore, { startedBefore }: AgeLimit = {}) {
+  await store.folders.prepareRoot();
+  for (const folder of await readdir(store.root, { withFileTypes: true })) {
+    if (!folder.isDirectory() || folder.name === tmpFolderName) continue;
+    const path = join(store.root, folder.name);
+    const names = await readdir(path).catch((error: unknown) => {
+      // Removed since the listing above.
+      if (isAbsent(error)) return [];
+      throw error;
+    });
+    // Only names this store could have written, in the folder it would have put them in.
+    const ours = names.filter((name) => blobKeyPattern.test(name) && name.startsWith(folder.name));
+    yield* startedBefore ? await writtenBefore(path, ours, startedBefore) : ours;
+  }
 }
 
 /**

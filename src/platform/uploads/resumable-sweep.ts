@@ -1,5 +1,5 @@
 import type { DataStore } from '@tus/utils';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { PlatformContext } from '../context';
 import { deleteResumableUpload, expiredResumableUploads } from '../db/repositories/resumable-uploads';
 
@@ -54,4 +54,17 @@ export function sweepResumableUploadsPeriodically(
     clearInterval(timer);
     await running;
   };
+}
+
+/** The periodic sweep, from the moment `app` is ready until it closes. */
+export function sweepResumableUploadsWhileOpen(
+  app: FastifyInstance,
+  ctx: Pick<PlatformContext, 'db' | 'clock' | 'config'>,
+  store: DataStore,
+) {
+  let stopSweeps = async () => {};
+  app.addHook('onReady', async () => {
+    stopSweeps = sweepResumableUploadsPeriodically(ctx, store, app.log);
+  });
+  app.addHook('onClose', async () => stopSweeps());
 }
