@@ -1,13 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { appUrl, http, HttpResponse, mockPlatform, testConfig } from '../testing/platform-double';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { appUrl, http, HttpResponse, platformDouble, testConfig } from '../testing/platform-double';
 import { keepFor, recentlyOpened, rememberOpened } from './browser-memory';
 import { unfinishedUploads } from './unfinished-uploads';
 import { Session } from './session';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const tokenUrl = `${appUrl}/oauth/token`;
 const revokeUrl = `${appUrl}/oauth/revoke`;

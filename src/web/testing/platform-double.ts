@@ -1,5 +1,6 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { ApiAccreditation } from '../../shared/api/accreditations';
 import { unknownCapabilities, type AppConfig, type Capabilities } from '../../shared/api/app-config';
 import { CapabilityStore } from '../lib/platform/capabilities';
@@ -60,6 +61,19 @@ export function platformFor(config: AppConfig, tokens: TokenSource = tokenSource
 /** An MSW server for one test file; `use` adds handlers for one test. */
 export function mockPlatform(...handlers: HttpHandler[]) {
   const server = setupServer(...handlers);
+  return server;
+}
+
+/**
+ * The platform double of one test file, as most files want it: listening before the first test (a
+ * request nothing answers fails the test), the handlers a test adds with `use` dropped after it,
+ * closed after the last. Call it at the top of the file.
+ */
+export function platformDouble(...handlers: HttpHandler[]) {
+  const server = mockPlatform(...handlers);
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterEach(() => server.resetHandlers());
+  afterAll(() => server.close());
   return server;
 }
 

@@ -35,6 +35,11 @@ export function renderHookWith<T>(hook: () => T, services = testServices()) {
   };
 }
 
+/** A component as the app draws it: with its services (over MSW) and TanStack Query. */
+export function renderWithServices(ui: ReactNode, services = testServices()) {
+  return { services, ...render(<Providers services={services}>{ui}</Providers>) };
+}
+
 /** Pages at an address, in a memory router with the given routes. */
 export function renderRoutes(routes: RouteObject[], path: string, services = testServices()) {
   const router = createMemoryRouter(routes, { initialEntries: [path] });

@@ -1,11 +1,11 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { focusManager } from '@tanstack/react-query';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   http,
   HttpResponse,
-  mockPlatform,
+  platformDouble,
   platformUrl,
   specAsset,
   testConfig,
@@ -17,10 +17,7 @@ import { EntityPage } from './entity-page';
  * An entity page where the platform gives its files a page at a time (ours: `next_cursor` beside the
  * assets), and where it gives them all at once (the spec's lists).
  */
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const routes = [{ path: '/:kind/:id', element: <EntityPage /> }];
 const api = (path: string) => `${platformUrl}${path}`;

@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { fileTypesFor, slotHint } from '../../../shared/assets/file-types';
-import { focusCard } from '../../features/assets/components/asset-card';
+import { focusCard } from '../../features/assets/components/card-focus';
 import { AssetSlot } from '../../features/assets/components/asset-slot';
 import { PageDrop } from '../../features/assets/components/page-drop';
 import {

@@ -1,16 +1,13 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { http, HttpResponse, mockPlatform, platformUrl, testConfig } from '../../testing/platform-double';
+import { describe, expect, it } from 'vitest';
+import { http, HttpResponse, platformDouble, platformUrl, testConfig } from '../../testing/platform-double';
 import { renderRoutes, testServices } from '../../testing/render';
 import { EntityPage } from './entity-page';
 import { HomePage } from './home-page';
 
 /** The signed-in start page: what the person owns, where their accreditations stand, the offerings. */
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const routes = [
   { path: '/', loader: () => ({ signedIn: true }), element: <HomePage /> },

@@ -1,15 +1,12 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { http, HttpResponse, mockPlatform, platformUrl, testConfig } from '../../testing/platform-double';
+import { describe, expect, it } from 'vitest';
+import { http, HttpResponse, platformDouble, platformUrl, testConfig } from '../../testing/platform-double';
 import { renderRoutes, testServices } from '../../testing/render';
 import { OfferingsPage } from './offerings-page';
 
 /** The offerings as an investor browses them: our platform's paged list, or the way in by number. */
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const routes = [
   { path: '/offerings', element: <OfferingsPage /> },

@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rememberOpened, rememberUpload } from '../../lib/browser-memory';
-import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../testing/platform-double';
+import { http, HttpResponse, platformDouble, platformUrl, specAsset } from '../../testing/platform-double';
 import { renderRoutes } from '../../testing/render';
 import { EntityPage } from './entity-page';
 import { HomePage } from './home-page';
@@ -11,10 +11,7 @@ import { HomePage } from './home-page';
  * The pages as a person meets them on a platform that implements only the spec: no `/me`, no entity
  * reads. Nothing may say the person lacks access to what the platform simply does not offer (C1).
  */
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const notFound = () => HttpResponse.json({ errors: ['Not found'] }, { status: 404 });
 const routes = [

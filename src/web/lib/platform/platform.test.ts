@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   http,
   HttpResponse,
-  mockPlatform,
+  platformDouble,
   platformFor,
   platformUrl,
   ourAccreditation,
@@ -13,10 +13,7 @@ import {
 } from '../../testing/platform-double';
 import { ApiError, messageOf, NotOffered, SessionEnded } from './errors';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const api = (path: string) => `${platformUrl}${path}`;
 const product = { type: 'Product', id: 7 } as const;

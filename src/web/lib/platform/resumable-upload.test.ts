@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resumableFromBytes } from '../../../shared/api/resumable-uploads';
 import {
   http,
   HttpResponse,
-  mockPlatform,
+  platformDouble,
   platformFor,
   platformUrl,
   specAsset,
@@ -15,10 +15,7 @@ import { unfinishedUploads } from '../unfinished-uploads';
 import { ApiError } from './errors';
 import { pauseReason, type NewFile, type UploadOptions } from './model';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const product = { type: 'Product' as const, id: 7 };
 const size = resumableFromBytes + 1000;

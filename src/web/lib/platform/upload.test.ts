@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   http,
   HttpResponse,
-  mockPlatform,
+  platformDouble,
   platformFor,
   platformUrl,
   specAsset,
@@ -12,10 +12,7 @@ import {
 import { SessionEnded } from './errors';
 import type { NewFile } from './model';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const createUrl = `${platformUrl}/v2/core/assets`;
 

@@ -1,17 +1,14 @@
 import type { InfiniteData } from '@tanstack/react-query';
 import { act, waitFor } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EntityFiles } from '../../../lib/platform/model';
 import { readFile } from '../../../lib/platform/read-shapes';
-import { http, HttpResponse, mockPlatform, platformUrl, specAsset } from '../../../testing/platform-double';
+import { http, HttpResponse, platformDouble, platformUrl, specAsset } from '../../../testing/platform-double';
 import { renderHookWith } from '../../../testing/render';
 import { useDeleteLater, useUpdateFile } from './asset-queries';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const listKey = ['entities', 'Product', 7] as const;
 const logo = readFile(specAsset())!;

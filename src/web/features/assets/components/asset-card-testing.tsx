@@ -1,9 +1,6 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { render } from '@testing-library/react';
 import type { StoredFile } from '../../../lib/platform/model';
-import { ServicesContext } from '../../../lib/services';
 import { platformUrl, testConfig } from '../../../testing/platform-double';
-import { testServices } from '../../../testing/render';
+import { renderWithServices, testServices } from '../../../testing/render';
 import { AssetCard } from './asset-card';
 
 /** What the card tests and the viewer's share: one card, read-only, on a platform with renditions. */
@@ -25,14 +22,10 @@ export const deck: StoredFile = {
 export const thumbnailUrl = `${platformUrl}/files/assets/12?variant=preview&width=320&expires=1&signature=s`;
 
 export function renderCard(file: StoredFile) {
-  const services = testServices(testConfig({ renditions: true }));
-  render(
-    <ServicesContext value={services}>
-      <QueryClientProvider client={services.queryClient}>
-        <ul>
-          <AssetCard file={file} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
-        </ul>
-      </QueryClientProvider>
-    </ServicesContext>,
+  renderWithServices(
+    <ul>
+      <AssetCard file={file} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
+    </ul>,
+    testServices(testConfig({ renditions: true })),
   );
 }

@@ -1,13 +1,10 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoredFile } from '../../../lib/platform/model';
-import { http, HttpResponse, mockPlatform, platformUrl } from '../../../testing/platform-double';
+import { http, HttpResponse, platformDouble, platformUrl } from '../../../testing/platform-double';
 import { deck, renderCard, thumbnailUrl } from './asset-card-testing';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 const logo: StoredFile = {
   id: 11,

@@ -1,66 +1,23 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { act, fireEvent, render, renderHook, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, renderHook, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { findFileType } from '../../../../shared/assets/file-types';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StoredFile } from '../../../lib/platform/model';
-import { ServicesContext } from '../../../lib/services';
-import {
-  http,
-  HttpResponse,
-  mockPlatform,
-  platformUrl,
-  specAsset,
-  testConfig,
-} from '../../../testing/platform-double';
-import { testServices } from '../../../testing/render';
+import { http, HttpResponse, platformDouble, platformUrl, specAsset } from '../../../testing/platform-double';
+import { productFile, renderSlot } from '../../../testing/render-slot';
 import { undoWindowMs } from '../../../lib/deferred-actions';
 import { waitingDeletes } from '../pending-deletes';
 import { doneSummaryMs } from '../upload/use-uploads';
-import { AssetSlot } from './asset-slot';
 
 /** Deletes still waiting, so a test leaves none behind for the next. */
 const waitingDeletesNow = () => renderHook(() => waitingDeletes.useWaiting()).result.current;
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
-const product = { type: 'Product' as const, id: 7 };
-const pitchDeck = findFileType('pitch_deck')!;
+/** A pitch deck of product 7 (a slot that holds one file). */
+const deck = (id: number, name: string) => productFile(id, name);
 
-function deck(id: number, name: string): StoredFile {
-  return {
-    id,
-    name,
-    fileType: 'pitch_deck',
-    entity: product,
-    private: false,
-    meta: {},
-    version: `v${id}`,
-    etag: `"e${id}"`,
-  };
-}
-
-function renderSlot(files: StoredFile[]) {
-  // A platform that gives ETags and honours If-Match, as ours does.
-  const services = testServices(testConfig({ ifMatch: true }));
-  render(
-    <ServicesContext value={services}>
-      <QueryClientProvider client={services.queryClient}>
-        <AssetSlot
-          entity={product}
-          fileType={pitchDeck}
-          files={files}
-          listKey={['files', 'Product', 7]}
-          canEdit
-          onForbidden={() => undefined}
-        />
-      </QueryClientProvider>
-    </ServicesContext>,
-  );
-}
+// A platform that gives ETags and honours If-Match, as ours does.
+const renderDeckSlot = (files: StoredFile[]) => renderSlot({ files, capabilities: { ifMatch: true } });
 
 /** The ids of the cards in a list, in order. */
 const cardsIn = (list: HTMLElement) =>
@@ -103,7 +60,7 @@ describe('a slot that holds one file', () => {
   it('replaces the file in use: the old one is removed only once the new one is stored, after the undo window', async () => {
     const seen = recordRequests(201);
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
-    renderSlot([deck(11, 'deck-1.pdf')]);
+    renderDeckSlot([deck(11, 'deck-1.pdf')]);
     expect(screen.getByText(/Holds one file: a new upload replaces it/)).toBeTruthy();
     // The live drop area loads on demand; its button then says what it does.
     await screen.findByRole('button', { name: 'Replace pitch deck' });
@@ -118,7 +75,7 @@ describe('a slot that holds one file', () => {
   it('takes a replace back with Undo: the new file goes, the old one stays in use', async () => {
     const seen = recordRequests(201);
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
-    renderSlot([deck(11, 'deck-1.pdf')]);
+    renderDeckSlot([deck(11, 'deck-1.pdf')]);
     await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
     await user.click(await screen.findByRole('button', { name: 'Undo replacing deck-1.pdf' }));
     await waitFor(() => expect(seen).toEqual(['POST', 'DELETE 12 ']));
@@ -131,7 +88,7 @@ describe('a slot that holds one file', () => {
   it('keeps the file in use when its replacement fails, and removes nothing', async () => {
     const seen = recordRequests(503);
     const user = userEvent.setup();
-    renderSlot([deck(11, 'deck-1.pdf')]);
+    renderDeckSlot([deck(11, 'deck-1.pdf')]);
     await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
     expect(await screen.findByText('Failed')).toBeTruthy();
     expect(seen).toEqual(['POST']);
@@ -141,7 +98,7 @@ describe('a slot that holds one file', () => {
   it('says so when the old file could not be removed after the new one was stored', async () => {
     recordRequests(201, 503);
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
-    renderSlot([deck(11, 'deck-1.pdf')]);
+    renderDeckSlot([deck(11, 'deck-1.pdf')]);
     await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
     await screen.findByText('Replaced deck-1.pdf with deck-2.pdf.');
     await act(() => vi.advanceTimersByTimeAsync(undoWindowMs));
@@ -153,7 +110,7 @@ describe('a slot that holds one file', () => {
   it('lets a finished upload give way at once, to one line that counts it and then goes', async () => {
     recordRequests(201);
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });
-    renderSlot([]);
+    renderDeckSlot([]);
     await user.upload(await screen.findByTestId('input-pitch_deck'), newDeck());
     expect(await screen.findByText('1 file uploaded')).toBeTruthy();
     expect(screen.queryByRole('list', { name: 'Uploads' })).toBeNull();
@@ -164,7 +121,7 @@ describe('a slot that holds one file', () => {
 
   it('uses one of several files chosen at once, and says so', async () => {
     const seen = recordRequests(201);
-    renderSlot([]);
+    renderDeckSlot([]);
     const choose = await screen.findByRole('button', { name: 'Choose a file for Pitch deck' });
     // Several files dropped at once (the chooser itself lets only one be picked here).
     const files = [newDeck(), new File(['%PDF-1.4 other'], 'other.pdf', { type: 'application/pdf' })];
@@ -180,7 +137,7 @@ describe('a slot that holds one file', () => {
   });
 
   it('shows the newest file as the one in use and lists older ones apart, as not used', () => {
-    renderSlot([deck(11, 'deck-1.pdf'), deck(14, 'deck-3.pdf'), deck(12, 'deck-2.pdf')]);
+    renderDeckSlot([deck(11, 'deck-1.pdf'), deck(14, 'deck-3.pdf'), deck(12, 'deck-2.pdf')]);
     expect(cardsIn(screen.getByRole('list', { name: 'Files' }))).toEqual(['file-14']);
     expect(screen.getByRole('heading', { name: '2 earlier files, not used' })).toBeTruthy();
     const earlier = screen.getByRole('list', { name: 'Earlier files, not used' });

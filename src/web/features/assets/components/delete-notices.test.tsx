@@ -1,10 +1,8 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { undoWindowMs } from '../../../lib/deferred-actions';
 import type { StoredFile } from '../../../lib/platform/model';
-import { ServicesContext } from '../../../lib/services';
-import { testServices } from '../../../testing/render';
+import { renderWithServices } from '../../../testing/render';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { DeleteNotices } from './delete-notices';
 
@@ -28,14 +26,7 @@ afterEach(() => {
 describe('a delete waiting out its undo window', () => {
   it('is not sent while the pointer rests on its notice or focus is on its Undo, and waits a whole window after', async () => {
     const send = vi.fn(async () => undefined);
-    const services = testServices();
-    render(
-      <ServicesContext value={services}>
-        <QueryClientProvider client={services.queryClient}>
-          <DeleteNotices entity={product} fileType="pitch_deck" listKey={['files']} />
-        </QueryClientProvider>
-      </ServicesContext>,
-    );
+    renderWithServices(<DeleteNotices entity={product} fileType="pitch_deck" listKey={['files']} />);
     act(() => waitingDeletes.later(deleteKey(deck.id), deck, send));
     const notice = screen.getByText(/^Deleted deck\.pdf\./);
 

@@ -1,22 +1,14 @@
-import { QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resumableFromBytes } from '../../../../shared/api/resumable-uploads';
-import { findFileType } from '../../../../shared/assets/file-types';
-import { ServicesContext } from '../../../lib/services';
 import { unfinishedUploads } from '../../../lib/unfinished-uploads';
-import { mockPlatform, testConfig } from '../../../testing/platform-double';
-import { testServices } from '../../../testing/render';
+import { platformDouble } from '../../../testing/platform-double';
+import { renderSlot } from '../../../testing/render-slot';
 import { tusPlatform } from '../../../testing/tus-double';
-import { AssetSlot } from './asset-slot';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
-const product = { type: 'Product' as const, id: 7 };
 const size = resumableFromBytes + 1000;
 const half = Math.floor(size / 2);
 
@@ -28,24 +20,8 @@ const bigPdf = (name: string) =>
   });
 
 /** One slot of a product on a platform whose proxy found the tus endpoint, as a fresh page draws it. */
-function renderSlot(fileType = 'charter_document') {
-  const services = testServices(testConfig({ resumableUploads: true }));
-  render(
-    <ServicesContext value={services}>
-      <QueryClientProvider client={services.queryClient}>
-        <AssetSlot
-          entity={product}
-          fileType={findFileType(fileType)!}
-          files={[]}
-          listKey={['files', 'Product', 7]}
-          canEdit
-          onForbidden={() => undefined}
-        />
-      </QueryClientProvider>
-    </ServicesContext>,
-  );
-  return findFileType(fileType)!;
-}
+const renderResumableSlot = (fileType = 'charter_document') =>
+  renderSlot({ fileType, capabilities: { resumableUploads: true } }).fileType;
 
 const chooseFiles = async (fileType: string, ...files: File[]) => {
   const user = userEvent.setup();
@@ -56,7 +32,7 @@ const chooseFiles = async (fileType: string, ...files: File[]) => {
 /** Starts these uploads and pauses each once half of it has arrived; the page then ends (a reload). */
 async function pausedThenReloaded(tus: ReturnType<typeof tusPlatform>, fileType: string, names: string[]) {
   tus.holdPatches();
-  renderSlot(fileType);
+  renderResumableSlot(fileType);
   const user = await chooseFiles(fileType, ...names.map(bigPdf));
   // Each created, and half of each arrived.
   await waitFor(() => expect(tus.log.filter((l) => l.endsWith('cut'))).toHaveLength(names.length));
@@ -73,7 +49,7 @@ describe('resumable uploads in a slot', () => {
     const tus = tusPlatform();
     server.use(...tus.handlers);
     tus.holdPatches();
-    renderSlot();
+    renderResumableSlot();
     const user = await chooseFiles('charter_document', bigPdf('charter.pdf'));
     await waitFor(() => expect(tus.log.some((l) => l.endsWith('cut'))).toBe(true));
 
@@ -100,7 +76,7 @@ describe('resumable uploads in a slot', () => {
     const tus = tusPlatform();
     server.use(...tus.handlers);
     tus.holdPatches();
-    renderSlot();
+    renderResumableSlot();
     const user = await chooseFiles('charter_document', bigPdf('charter.pdf'));
     // Created, and half of it arrived.
     await waitFor(() => expect(tus.log.some((l) => l.endsWith('cut'))).toBe(true));
@@ -120,7 +96,7 @@ describe('resumable uploads in a slot', () => {
     server.use(...tus.handlers);
     await pausedThenReloaded(tus, 'charter_document', ['one.pdf', 'two.pdf']);
 
-    renderSlot();
+    renderResumableSlot();
     expect(await screen.findByText('2 uploads can continue — choose the same files to resume.')).toBeTruthy();
     const listed = screen.getByRole('list', { name: 'Uploads that can continue' });
     expect(within(listed).getByRole('button', { name: 'Discard one.pdf' })).toBeTruthy();
@@ -142,7 +118,7 @@ describe('resumable uploads in a slot', () => {
     server.use(...tus.handlers);
     await pausedThenReloaded(tus, 'pitch_deck', ['deck.pdf']);
 
-    const slot = renderSlot('pitch_deck');
+    const slot = renderResumableSlot('pitch_deck');
     expect(await screen.findByText('1 upload can continue — choose the same file to resume.')).toBeTruthy();
     await userEvent.setup().click(screen.getByRole('button', { name: 'Discard deck.pdf' }));
 

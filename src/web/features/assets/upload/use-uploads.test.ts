@@ -1,10 +1,10 @@
 import { act, waitFor } from '@testing-library/react';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { resumableFromBytes } from '../../../../shared/api/resumable-uploads';
 import {
   http,
   HttpResponse,
-  mockPlatform,
+  platformDouble,
   platformUrl,
   specAsset,
   testConfig,
@@ -13,10 +13,7 @@ import { renderHookWith, testServices } from '../../../testing/render';
 import { tusPlatform } from '../../../testing/tus-double';
 import { useUploads } from './use-uploads';
 
-const server = mockPlatform();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = platformDouble();
 
 describe('uploads from one page', () => {
   for (const [status, body, retryable, words] of [

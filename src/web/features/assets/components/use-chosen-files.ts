@@ -1,0 +1,49 @@
+import { useContext, useEffect, useState } from 'react';
+import type { FileTypeInfo } from '../../../../shared/assets/file-types';
+import { isPhotoChecked } from '../../../../shared/assets/photo-quality';
+import { PhotoCheckerContext } from '../photo-check/photo-checker';
+import { sortDocuments, sortImages, type PendingImage } from './chosen-files';
+
+/**
+ * The way into a slot for files chosen or dropped: each is checked before a byte is sent; documents
+ * go up at once, images queue for the photo warning and the crop dialog. `refusals` and `notes` are
+ * about the last files chosen.
+ */
+export function useChosenFiles(
+  fileType: FileTypeInfo,
+  upload: (file: File, meta: Record<string, unknown>) => void,
+  queueImages: (images: PendingImage[]) => void,
+  canEdit: boolean,
+) {
+  const photoChecker = useContext(PhotoCheckerContext);
+  const checksPhotos = fileType.documentType === 'image' && isPhotoChecked(fileType.fileType);
+  // The photo check's worker starts, and readies its measures, while the person chooses a photo.
+  useEffect(() => {
+    if (!checksPhotos || !canEdit) return;
+    const idle = typeof requestIdleCallback === 'function';
+    const handle = idle ? requestIdleCallback(() => photoChecker.prepare?.()) : undefined;
+    if (!idle) photoChecker.prepare?.();
+    return () => {
+      if (handle !== undefined) cancelIdleCallback(handle);
+    };
+  }, [checksPhotos, canEdit, photoChecker]);
+  const [refusals, setRefusals] = useState<string[]>([]);
+  // Lines that are no refusal: a photo the browser could not check goes up all the same.
+  const [notes, setNotes] = useState<string[]>([]);
+
+  async function accept(chosen: File[]) {
+    if (fileType.documentType !== 'image') {
+      const sorted = sortDocuments(chosen, fileType);
+      for (const file of sorted.toUpload) upload(file, {});
+      setRefusals(sorted.refusals);
+      setNotes([]);
+      return;
+    }
+    const sorted = await sortImages(chosen, fileType, photoChecker);
+    setRefusals(sorted.refusals);
+    setNotes(sorted.notes);
+    queueImages(sorted.images);
+  }
+
+  return { refusals, notes, accept };
+}
