@@ -12,13 +12,10 @@
  * carries as `ms`, is counted four times: phone = wall time + 3 × worker time. The wall time alone is
  * shown beside. The photo passes the check, so the crop dialog opens; nothing is uploaded.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { documentPhoto } from '../../e2e/support/files';
-import { type BenchRow, median, waitFor } from './common';
+import { type BenchRow, median } from './common';
+import { buildWebApp, startWebStack } from './web-stack';
 
 const targetMs = 500;
 /** The phone profile's CPU slow-down, as W4's (Lighthouse's mobile). */
@@ -42,48 +39,9 @@ async function checkOnce(page: Page, photo: Awaited<ReturnType<typeof documentPh
 }
 
 export async function benchPhotoCheck(rounds = 7): Promise<BenchRow[]> {
-  const build = spawnSync(process.execPath, [resolve('node_modules/vite/bin/vite.js'), 'build'], {
-    stdio: 'ignore',
-  });
-  if (build.status !== 0) throw new Error('vite build failed');
-
-  const work = mkdtempSync(join(tmpdir(), 'bench-photo-'));
-  const children: ChildProcess[] = [];
-  const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
-  const platformUrl = `http://127.0.0.1:${4952 + offset}`;
-  const webUrl = `http://127.0.0.1:${4953 + offset}`;
-  const dataDir = join(work, 'data');
-  const start = (entry: string, env: Record<string, string>) =>
-    children.push(
-      spawn(process.execPath, ['--import', 'tsx', entry], {
-        env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-        stdio: 'ignore',
-      }),
-    );
-  const browser = await chromium.launch({
-    executablePath:
-      process.env.CHROMIUM_PATH ?? (existsSync(chromium.executablePath()) ? undefined : '/usr/bin/chromium'),
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  buildWebApp();
+  const { browser, webUrl, close } = await startWebStack('photo', 4952);
   try {
-    start('src/platform/main.ts', {
-      DATA_DIR: dataDir,
-      DEMO_SEED: '1',
-      PLATFORM_PORT: new URL(platformUrl).port,
-      WEB_PUBLIC_URL: webUrl,
-      TOKEN_RATE_LIMIT: '100000',
-    });
-    // A busy machine (the figure is meant to be read beside its load average) starts them slowly.
-    await waitFor(`${platformUrl}/healthz`, 120);
-    start('src/proxy/main.ts', {
-      WEB_PORT: new URL(webUrl).port,
-      WEB_PUBLIC_URL: webUrl,
-      PLATFORM_BASE_URL: platformUrl,
-      OAUTH_CLIENT_SECRET_FILE: join(dataDir, 'web-client.json'),
-      TOKEN_RATE_LIMIT: '100000',
-    });
-    await waitFor(`${webUrl}/app-config.json`, 120);
-
     // A 12 MP licence photo as a phone writes it, as the end-to-end test builds one.
     const photo = await documentPhoto('licence-12mp.jpg', { width: 4000, height: 3000 });
     const context = await browser.newContext({
@@ -137,8 +95,6 @@ export async function benchPhotoCheck(rounds = 7): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    await browser.close();
-    for (const child of children) child.kill();
-    rmSync(work, { recursive: true, force: true });
+    await close();
   }
 }

@@ -17,14 +17,13 @@
  *             ≤ 250 KB; and the press on the cropped photo's Open until its fitted picture (the
  *             rendition sized to the viewer) has loaded, ≤ 1.5 s
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium, expect, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, type BrowserContext, type CDPSession, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
-import { type BenchRow, median, printRows, sleep, waitFor } from './common';
+import { type BenchRow, median, printRows, sleep } from './common';
+import { buildWebApp, startWebStack } from './web-stack';
 
 /** web.dev's "good" thresholds. */
 const good = { lcp: 2500, inp: 200, cls: 0.1 };
@@ -325,50 +324,9 @@ async function readVitals(page: Page): Promise<Vitals & { timeline: string }> {
 }
 
 export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
-  const build = spawnSync(process.execPath, [resolve('node_modules/vite/bin/vite.js'), 'build'], {
-    stdio: 'ignore',
-  });
-  if (build.status !== 0) throw new Error('vite build failed');
-
-  const work = mkdtempSync(join(tmpdir(), 'bench-web-'));
-  const children: ChildProcess[] = [];
-  // E2E_PORT_OFFSET moves the ports, as it does the end-to-end tests', when others run theirs beside.
-  const offset = Number(process.env.E2E_PORT_OFFSET ?? 0);
-  const platformPort = String(4950 + offset);
-  const webPort = String(4951 + offset);
-  const platformUrl = `http://127.0.0.1:${platformPort}`;
-  const webUrl = `http://127.0.0.1:${webPort}`;
-  const dataDir = join(work, 'data');
-  const start = (entry: string, env: Record<string, string>) =>
-    children.push(
-      spawn(process.execPath, ['--import', 'tsx', entry], {
-        env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-        stdio: 'ignore',
-      }),
-    );
-  const browser = await chromium.launch({
-    executablePath:
-      process.env.CHROMIUM_PATH ?? (existsSync(chromium.executablePath()) ? undefined : '/usr/bin/chromium'),
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  buildWebApp();
+  const { browser, webUrl, close } = await startWebStack('web', 4950);
   try {
-    start('src/platform/main.ts', {
-      DATA_DIR: dataDir,
-      DEMO_SEED: '1',
-      PLATFORM_PORT: platformPort,
-      WEB_PUBLIC_URL: webUrl,
-      TOKEN_RATE_LIMIT: '100000',
-    });
-    await waitFor(`${platformUrl}/healthz`);
-    start('src/proxy/main.ts', {
-      WEB_PORT: webPort,
-      WEB_PUBLIC_URL: webUrl,
-      PLATFORM_BASE_URL: platformUrl,
-      OAUTH_CLIENT_SECRET_FILE: join(dataDir, 'web-client.json'),
-      TOKEN_RATE_LIMIT: '100000',
-    });
-    await waitFor(`${webUrl}/app-config.json`);
-
     const phone = {
       viewport: { width: 412, height: 823 },
       deviceScaleFactor: 1.75,
@@ -564,10 +522,7 @@ export async function benchWebVitals(rounds = 3): Promise<BenchRow[]> {
     });
     return rows;
   } finally {
-    await browser.close();
-    for (const child of children) child.kill('SIGTERM');
-    await sleep(200);
-    rmSync(work, { recursive: true, force: true });
+    await close();
   }
 }
 
