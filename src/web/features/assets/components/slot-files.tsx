@@ -33,14 +33,11 @@ export function SlotFiles({
       {shown.length > 0 ? (
         <ul className="asset-list" aria-label="Files">
           {(inUse ? [inUse] : shown).map((file) => (
-            <AssetCard
+            <SlotCard
               key={file.id}
               file={file}
-              listKey={card.listKey}
-              canEdit={card.canEdit}
-              onForbidden={card.onForbidden}
+              {...card}
               kind={sideOf(file) ? documentLabel(file) : undefined}
-              keptAs={card.keptAs?.(file)}
             />
           ))}
         </ul>
@@ -71,16 +68,23 @@ function EarlierFiles({
       </p>
       <ul className="asset-list" aria-label="Earlier files, not used">
         {earlier.map((file) => (
-          <AssetCard
-            key={file.id}
-            file={file}
-            listKey={card.listKey}
-            canEdit={card.canEdit}
-            onForbidden={card.onForbidden}
-            keptAs={card.keptAs?.(file)}
-          />
+          <SlotCard key={file.id} file={file} {...card} />
         ))}
       </ul>
     </div>
+  );
+}
+
+/** One file's card in a slot, told whether it is kept as a decision's evidence. */
+function SlotCard({ file, kind, ...card }: CardProps & { file: StoredFile; kind?: string }) {
+  return (
+    <AssetCard
+      file={file}
+      listKey={card.listKey}
+      canEdit={card.canEdit}
+      onForbidden={card.onForbidden}
+      kind={kind}
+      keptAs={card.keptAs?.(file)}
+    />
   );
 }
