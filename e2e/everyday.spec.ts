@@ -1,7 +1,15 @@
 import type { Page } from '@playwright/test';
 import { expect, storedAccessToken, test } from './support/app';
 import { csvFile, documentPhoto, multiPagePdf, quadrantsPng, type TestFile } from './support/files';
-import { card, chooserName, colourOf, cropAndSend, dropFiles, slot } from './support/page-parts';
+import {
+  card,
+  chooserName,
+  colourOf,
+  cropAndSend,
+  dropFiles,
+  slot,
+  throttleUploads,
+} from './support/page-parts';
 import { platformUrl } from './support/urls';
 
 /**
@@ -297,15 +305,8 @@ test('an upload says how far it is, how fast and how long is left, then its row 
   test.setTimeout(90_000);
   const { product } = await login({ role: 'issuer' });
   await page.goto(`/investments/${product.investment.id}`);
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.enable');
   // About 1 MB/s up: time to read the row while it sends.
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: 0,
-    downloadThroughput: -1,
-    uploadThroughput: 1_000_000,
-  });
+  await throttleUploads(page, 1_000_000);
   const documents = slot(page, 'Additional document');
   const big = { name: 'appendix.csv', mimeType: 'text/csv', buffer: Buffer.alloc(6_000_000, 'a,b\n') };
   await documents.getByTestId('input-additional_document').setInputFiles(big);
