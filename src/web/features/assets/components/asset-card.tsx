@@ -1,10 +1,11 @@
-import type { QueryKey } from '@tanstack/react-query';
+import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { lazy, memo, Suspense, useRef, useState, type ReactNode } from 'react';
 import { findFileType } from '../../../../shared/assets/file-types';
 import { hasDraft } from '../../../lib/drafts';
 import { formatSize, formatWhen } from '../../../lib/format';
 import type { FileChanges, StoredFile } from '../../../lib/platform/model';
 import { QualityFlags } from '../../../components/ui/quality-flags';
+import { useServices } from '../../../lib/services';
 import { useDeleteLater } from '../api/asset-queries';
 import { viewableAs } from '../viewable';
 import { CardActions } from './card-actions';
@@ -22,13 +23,18 @@ const CropDialog = lazy(() => import('./crop-dialog'));
 const loadFileViewer = () => import('./file-viewer');
 const FileViewer = lazy(loadFileViewer);
 
-/** Starts loading the viewer (and for a PDF pdf.js) before Open is pressed. */
-function preloadViewerFor(file: StoredFile): () => void {
+/**
+ * Starts loading the viewer before Open is pressed, and for a PDF what it shows first (page 1's
+ * picture, then pdf.js: pdf-opening.ts).
+ */
+function usePreloadViewer(file: StoredFile): () => void {
+  const { platform } = useServices();
+  const queryClient = useQueryClient();
   // A failure is met again, and shown, when the viewer opens.
   if (viewableAs(file) !== 'pdf') return () => void loadFileViewer().catch(() => undefined);
   return () =>
     void loadFileViewer()
-      .then(({ preloadPdfViewer }) => preloadPdfViewer())
+      .then(({ preloadPdfViewer }) => preloadPdfViewer(platform, queryClient, file))
       .catch(() => undefined);
 }
 
@@ -78,6 +84,7 @@ export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
   const { cardRef, remove } = useRemoval(file, listKey, onForbidden);
   const rename = useRenaming(file);
   const cropAspect = findFileType(file.fileType)?.cropAspect;
+  const preload = usePreloadViewer(file);
 
   return (
     <li className="asset-card" ref={cardRef} id={`file-${file.id}`}>
@@ -113,7 +120,7 @@ export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
             crop.clearError();
             setViewing(true);
           }}
-          onPreload={preloadViewerFor(file)}
+          onPreload={preload}
           onRename={rename.start}
           onEditCrop={() => void crop.start()}
           onDelete={remove}

@@ -13,6 +13,7 @@ import { deck, renderCard, thumbnailUrl } from './asset-card-testing';
  */
 type PagesProps = {
   url: string;
+  bytes?: Promise<Uint8Array>;
   name: string;
   cover?: string;
   onOpened: () => void;
@@ -95,9 +96,6 @@ describe('the viewer opening a PDF', () => {
     // Before pdf.js has the document: the words, and page 1 as the picture the card already has.
     expect(within(viewer).getByText('Opening deck.pdf…')).toBeTruthy();
     expect(coverIn(viewer)?.getAttribute('src')).toBe(thumbnailUrl);
-    // pdf.js's worker starts as the viewer opens, beside the file's address.
-    expect(pdf.workerStarted).toBeGreaterThanOrEqual(1);
-
     // The pages get the PDF's own address, and the same picture for page 1 until it is drawn.
     await waitFor(() => expect(pdf.pages).toBeDefined());
     expect(pdf.pages!.props.url).toBe(pdfUrl);
@@ -114,6 +112,56 @@ describe('the viewer opening a PDF', () => {
     expect(within(viewer).getByRole('region', { name: 'Pages of deck.pdf' })).toBeTruthy();
     expect(within(viewer).queryByText('Opening deck.pdf…')).toBeNull();
     expect(coverIn(viewer)).toBeNull();
+  });
+
+  it("starts pdf.js only once page 1's sharp picture has come, and reads a small file whole beside it", async () => {
+    // On a slow link pdf.js (about 400 KB) would share it with the picture and hold it back.
+    const sharpUrl = `${platformUrl}/files/assets/12?variant=preview&width=1024&expires=1&signature=s`;
+    addresses();
+    server.use(
+      http.get(`${platformUrl}/v2/core/assets/12/download_url`, ({ request }) =>
+        HttpResponse.json({
+          url: new URL(request.url).searchParams.get('width') === '1024' ? sharpUrl : thumbnailUrl,
+        }),
+      ),
+      http.get(`${platformUrl}/files/assets/11`, () =>
+        HttpResponse.arrayBuffer(new Uint8Array([37, 80, 68, 70]).buffer),
+      ),
+    );
+    const decoding: { src: string; done: () => void }[] = [];
+    // jsdom draws no pictures and has no decode(): the test gives the pictures one it finishes by hand.
+    Object.defineProperty(HTMLImageElement.prototype, 'decode', {
+      configurable: true,
+      value(this: HTMLImageElement) {
+        return new Promise<void>((done) => decoding.push({ src: this.src, done }));
+      },
+    });
+    try {
+      renderCard({ ...deck, size: 4 });
+      const viewer = await openViewer();
+      await waitFor(() => expect(decoding.map((d) => d.src)).toContain(sharpUrl));
+      await waitFor(() => expect(coverIn(viewer)).not.toBeNull());
+      // The picture is on its way: neither pdf.js's code nor its worker has been asked for.
+      expect(pdf.workerStarted).toBe(0);
+      expect(pdf.pages).toBeUndefined();
+
+      act(() => decoding.find((d) => d.src === sharpUrl)!.done());
+      await waitFor(() => expect(pdf.pages).toBeDefined());
+      expect(pdf.workerStarted).toBeGreaterThanOrEqual(1);
+      // A file this small is read whole, as pdf.js's code loads, not by pdf.js once its worker runs.
+      expect(Array.from(await pdf.pages!.props.bytes!)).toEqual([37, 80, 68, 70]);
+    } finally {
+      delete (HTMLImageElement.prototype as { decode?: unknown }).decode;
+    }
+  });
+
+  it('leaves a large file to pdf.js, which reads it in ranges', async () => {
+    addresses();
+    renderCard({ ...deck, size: 8 * 1024 * 1024 });
+    await openViewer();
+    await waitFor(() => expect(pdf.pages).toBeDefined());
+    expect(pdf.pages!.props.bytes).toBeUndefined();
+    expect(pdf.pages!.props.url).toBe(pdfUrl);
   });
 
   it('shows only the words while the thumbnail is still being made, and no broken picture', async () => {

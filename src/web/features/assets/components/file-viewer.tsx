@@ -1,9 +1,10 @@
-import { useQuery, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import {
   lazy,
   Suspense,
   useCallback,
   useEffect,
+  useMemo,
   useRef,
   useState,
   type KeyboardEvent,
@@ -14,33 +15,26 @@ import { Loading } from '../../../components/ui/status';
 import { formatSize } from '../../../lib/format';
 import { messageOf } from '../../../lib/platform/errors';
 import type { StoredFile } from '../../../lib/platform/model';
+import type { Platform } from '../../../lib/platform/platform';
 import { useServices } from '../../../lib/services';
 import { addressQuery, previewAddressQuery } from '../api/asset-queries';
 import { kindOf } from '../file-kind';
 import { ImageView } from './image-view';
 import { previewWidth } from './preview-width';
-import { pdfWorkerThread } from './pdf-worker';
+import { coverWidth, preparePdf, readWhole, thumbnailOf, urlOf, wholeFileBytes } from './pdf-opening';
 import { TextView } from './text-view';
 import { filesBeside } from './viewer-files';
 import { typing, useFocusOnArrival } from './viewer-stage';
 
-const loadPdfPages = () => import('./pdf-pages');
-const PdfPages = lazy(loadPdfPages);
+const PdfPages = lazy(() => import('./pdf-pages'));
 
 /**
- * Starts fetching what showing a PDF takes — the pages' code with pdf.js, and pdf.js's worker — side by
- * side, and while the file's download URL is still being asked for, rather than one after another
- * (each step of such a chain costs a phone a round trip). Called when a PDF viewer opens, and earlier
- * when the person points at or focuses a PDF's Open button.
+ * Prepares a PDF's viewing before Open is pressed (pointing at it or focusing it): page 1's picture,
+ * then pdf.js, in the order pdf-opening.ts explains.
  */
-export function preloadPdfViewer() {
-  pdfWorkerThread();
-  // A failure here is met again, and shown, when the viewer renders the pages.
-  loadPdfPages().catch(() => undefined);
+export function preloadPdfViewer(platform: Platform, queryClient: QueryClient, file: StoredFile) {
+  void preparePdf(platform, queryClient, file);
 }
-
-/** Page 1's picture at the width the viewer shows it, in device pixels (the platform never enlarges). */
-const coverWidth = () => Math.ceil(Math.min(window.innerWidth, 1152) * (window.devicePixelRatio || 1));
 
 /**
  * What a PDF shows while pdf.js and the file load: its first page as the platform drew it (the
@@ -63,14 +57,19 @@ function PdfOpening({ name, covers }: { name: string; covers: string[] }) {
   );
 }
 
-/** A PDF: page 1 from the platform at once, then every page drawn by pdf.js. */
+/**
+ * A PDF: page 1 from the platform at once, then every page drawn by pdf.js, which starts once that
+ * picture is in (pdf-opening.ts). A small file is read whole as pdf.js starts, beside its code.
+ */
 function PdfView({ file, url }: { file: StoredFile; url?: string }) {
   const { platform } = useServices();
+  const queryClient = useQueryClient();
   const [unreadable, setUnreadable] = useState(false);
   const giveUp = useCallback(() => setUnreadable(true), []);
   const [opened, setOpened] = useState(false);
   const markOpened = useCallback(() => setOpened(true), []);
-  const thumbnail = { id: file.thumbnailId ?? file.id, version: file.version };
+  const [pdfJsMayStart, setPdfJsMayStart] = useState(false);
+  const thumbnail = thumbnailOf(file) ?? { id: file.id, version: file.version };
   const hasThumbnail = file.thumbnailId !== undefined;
   // The card's own preview of the thumbnail: the same query, so no request is made for it again.
   const small = useQuery({
@@ -82,18 +81,27 @@ function PdfView({ file, url }: { file: StoredFile; url?: string }) {
     ...previewAddressQuery(platform, thumbnail, 'preview', width),
     enabled: hasThumbnail && width > previewWidth,
   });
-  const urlOf = (data: typeof small.data) => (data && 'url' in data ? data.url : undefined);
   const covers = [...new Set([urlOf(small.data), urlOf(sharp.data)])].filter((cover) => cover !== undefined);
-  useEffect(preloadPdfViewer, []);
+  useEffect(() => {
+    let current = true;
+    void preparePdf(platform, queryClient, file).then(() => current && setPdfJsMayStart(true));
+    return () => void (current = false);
+  }, [platform, queryClient, file]);
+  const readsWhole = file.size !== undefined && file.size <= wholeFileBytes;
+  const bytes = useMemo(
+    () => (url && pdfJsMayStart && readsWhole ? readWhole(url) : undefined),
+    [url, pdfJsMayStart, readsWhole],
+  );
   if (unreadable) return <CannotShow file={file} />;
   // One tree from the click until the pages are drawn, so that the cover is not put up twice.
   return (
     <>
       {!opened && <PdfOpening name={file.name} covers={covers} />}
-      {url && (
+      {url && pdfJsMayStart && (
         <Suspense fallback={null}>
           <PdfPages
             url={url}
+            bytes={bytes}
             name={file.name}
             cover={covers.at(-1)}
             onOpened={markOpened}

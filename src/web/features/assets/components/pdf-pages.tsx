@@ -1,4 +1,4 @@
-import { getDocument, PDFWorker, type PDFDocumentProxy } from 'pdfjs-dist';
+import { getDocument, PDFWorker, type PDFDocumentLoadingTask, type PDFDocumentProxy } from 'pdfjs-dist';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { forgetPdfWorkerThread, PdfWorkerFailed, pdfWorkerThread } from './pdf-worker';
 import { typing, useFocusOnArrival, useStageSize } from './viewer-stage';
@@ -13,16 +13,20 @@ const workers = new WeakMap<Worker, PDFWorker>();
  * A PDF's pages drawn by pdf.js in the browser, each only once it scrolls into view, so a long document
  * opens as fast as its first page. pdf.js (and its worker) load only when a PDF is viewed
  * (performance.md W2): this module is loaded on demand, with pdf.js in the same chunk. The file comes
- * from its signed download URL, read in ranges where the platform allows.
+ * from its signed download URL: read whole beforehand when small, else by pdf.js in ranges where the
+ * platform allows.
  */
 export default function PdfPages({
   url,
+  bytes,
   name,
   cover,
   onOpened,
   onUnreadable,
 }: {
   url: string;
+  /** The whole file, already being read (a small one: pdf-opening.ts); else pdf.js reads `url`. */
+  bytes?: Promise<Uint8Array>;
   name: string;
   /** Page 1 as a picture (the platform's thumbnail), shown under its canvas until pdf.js has drawn it. */
   cover?: string;
@@ -36,12 +40,18 @@ export default function PdfPages({
 
   useEffect(() => {
     let cancelled = false;
+    let task: PDFDocumentLoadingTask | undefined;
     const thread = pdfWorkerThread();
     let worker = workers.get(thread.port);
     if (!worker) workers.set(thread.port, (worker = PDFWorker.create({ port: thread.port })));
-    const task = getDocument({ url, isEvalSupported: false, worker });
+    const opening = worker;
     void (async () => {
       try {
+        // pdf.js hands the bytes to its worker (they are gone here after), so it gets a copy: the
+        // same promise serves the effect again (React's development run, a remount).
+        const data = bytes ? (await bytes).slice() : undefined;
+        if (cancelled) return;
+        task = getDocument({ ...(data ? { data } : { url }), isEvalSupported: false, worker: opening });
         // A worker that never loads would leave the document waiting for ever.
         const opened = await Promise.race([task.promise, thread.failed]);
         const first = (await opened.getPage(1)).getViewport({ scale: 1 });
@@ -62,9 +72,9 @@ export default function PdfPages({
     })();
     return () => {
       cancelled = true;
-      void task.destroy();
+      void task?.destroy();
     };
-  }, [url, onOpened, onUnreadable]);
+  }, [url, bytes, onOpened, onUnreadable]);
 
   if (!pdf) return null;
   return <PdfDocument pdf={pdf} name={name} pageWidthPt={pageWidthPt} ratio={pageRatio} cover={cover} />;
