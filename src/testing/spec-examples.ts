@@ -240,12 +240,26 @@ export const oauthErrorAnswer = (error: string, description?: string) =>
 /** A Rails API's conventional error body, what a spec-only platform answers (platform-contract.md). */
 export const railsErrorAnswer = (messages: string[]) => ({ errors: messages });
 
+/** The titles our platform gives its problems: the status's reason phrase (RFC 9110). */
+const reasonPhrases: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+};
+
 /** Our platform's errors: RFC 9457 problem details with a `code` (decisions.md). */
 export const problemAnswer = (
   status: number,
   code: string,
   extra: { title?: string; detail?: string; errors?: { field: string; message: string }[] } = {},
-) => ({ type: 'about:blank', title: extra.title ?? 'Error', status, code, ...extra });
+) => ({ type: 'about:blank', title: reasonPhrases[status] ?? 'Error', status, code, ...extra });
 
 // ---- Comparing a double's answer with an example ----
 
