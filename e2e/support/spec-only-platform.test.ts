@@ -2,6 +2,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  assetAnswer,
+  assetListAnswers,
+  downloadUrlAnswer,
+  entityAnswers,
+  exampleAsset,
+  oauthErrorAnswer,
+  railsErrorAnswer,
+  shapeOf,
+  tokenAnswer,
+} from '../../src/testing/spec-examples';
 import { quadrantsPng, rotatedPhotoJpeg, type TestFile } from './files';
 import {
   type SpecOnlyPlatform,
@@ -539,6 +550,82 @@ describe('entities (spec 4: sideloaded or linked assets)', () => {
   it('has no entity routes when the shape is missing', async () => {
     const { response, body } = await productWithLogo({ entityShape: 'missing' });
     expect([response.status, body]).toEqual([404, { errors: ['Not found'] }]);
+  });
+});
+
+describe("conformance: the spec's example requests answer the shared examples' shapes", () => {
+  // src/testing/spec-examples.ts is what the three platform doubles share; a change there or here alone
+  // fails one of these.
+  const example = {
+    token: tokenAnswer('access', 'refresh'),
+    asset: assetAnswer(exampleAsset),
+    downloadUrl: downloadUrlAnswer('https://files.test/x'),
+    product: { id: 1, name: 'Harbour Bakery' },
+  };
+
+  it('token (4.2), create (4.3), read (4.4), download URL (4.5), update with 200 (4.6)', async () => {
+    const { callback } = await authorize(full);
+    const token = await postJson(tokenUrl(full, 'authorization_code'), {
+      client_id: client.client_id,
+      client_secret: client.client_secret,
+      code: callback.searchParams.get('code'),
+      state: 'st',
+    });
+    const tokens = (await token.json()) as { access_token: string };
+    expect(shapeOf(tokens)).toEqual(shapeOf(example.token));
+
+    const created = await upload(
+      full,
+      tokens.access_token,
+      await quadrantsPng(exampleAsset.name),
+      logoFields,
+    );
+    const answer = (await created.json()) as { asset: { id: number } };
+    expect(shapeOf(answer)).toEqual(shapeOf(example.asset));
+    const { id: _id, key: _key, ...expected } = exampleAsset;
+    expect(answer.asset).toMatchObject({ ...expected, assetable: { type: 'Product', id: 1 } });
+
+    const path = `/v2/core/assets/${answer.asset.id}`;
+    expect(shapeOf(await (await api(full, path, tokens.access_token)).json())).toEqual(
+      shapeOf(example.asset),
+    );
+    const url = await (await api(full, `${path}/download_url`, tokens.access_token)).json();
+    expect(shapeOf(url)).toEqual(shapeOf(example.downloadUrl));
+    const updated = await put(full, answer.asset.id, tokens.access_token, { private: true });
+    expect(shapeOf(await updated.json())).toEqual(shapeOf(example.asset));
+  });
+
+  it.each([
+    ['sideloaded', entityAnswers.sideloaded('product', example.product, [exampleAsset])],
+    ['top-level', entityAnswers.topLevel('product', example.product, [exampleAsset])],
+    ['links-only', entityAnswers.linksOnly('product', example.product, '/v2/core/products/1/assets')],
+  ] as const)('an entity read, %s (spec 4, not shown)', async (entityShape, expected) => {
+    const platform = await platformWith({ entityShape });
+    const token = (await signIn(platform)).access_token;
+    await uploadLogo(platform, token);
+    expect(shapeOf(await (await api(platform, '/v2/core/products/1', token)).json())).toEqual(
+      shapeOf(expected),
+    );
+  });
+
+  it.each([
+    ['envelope', assetListAnswers.envelope([exampleAsset])],
+    ['array', assetListAnswers.array([exampleAsset])],
+  ] as const)('a links.assets list, as %s (not shown)', async (assetList, expected) => {
+    const platform = await platformWith({ entityShape: 'links-only', assetList });
+    const token = (await signIn(platform)).access_token;
+    await uploadLogo(platform, token);
+    const list = await (await api(platform, '/v2/core/products/1/assets', token)).json();
+    expect(shapeOf(list)).toEqual(shapeOf(expected));
+  });
+
+  it('errors (spec 7, not shown): the token endpoint in RFC 6749’s shape, the API in a Rails API’s', async () => {
+    const refused = await postJson(tokenUrl(full, 'authorization_code'), { client_id: 'nobody' });
+    expect(shapeOf(await refused.json())).toEqual(shapeOf(oauthErrorAnswer('invalid_client')));
+    const missing = await fetch(`${full.url}/v2/core/assets/1`);
+    expect(shapeOf(await missing.json())).toEqual(
+      shapeOf(railsErrorAnswer(['Invalid or expired access token'])),
+    );
   });
 });
 

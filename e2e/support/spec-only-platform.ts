@@ -3,7 +3,9 @@
  * `docs/platform-contract.md` says it shows): it offers what the spec shows and nothing more (no
  * /me, no file-type list, no problem JSON, no OpenAPI or .well-known metadata). Where the spec says
  * "not shown", a switch picks the answer, or the plain choice a Rails API would make is taken and
- * said in a comment. It shares no code with src/: the point is an independent reading of the spec.
+ * said in a comment. It shares no code with the programs in src/: the point is an independent reading
+ * of the spec. The shapes it answers are built from the spec's examples, transcribed once for every
+ * platform double in src/testing/spec-examples.ts.
  * Everything is in memory; uploaded files sit in a temporary directory removed on close.
  *
  * As a child process: `node --import tsx e2e/support/spec-only-platform.ts` prints `listening <url>`
@@ -32,6 +34,7 @@ import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyError } from 'fastify';
+import { railsErrorAnswer } from '../../src/testing/spec-examples';
 import { assetRoutes } from './spec-only/asset-routes';
 import { AssetStore } from './spec-only/asset-store';
 import { Downloads } from './spec-only/downloads';
@@ -104,7 +107,7 @@ export async function startSpecOnlyPlatform(input: SpecOnlyPlatformOptions): Pro
   await app.register(formbody);
   await app.register(multipart, { limits: { fileSize: options.maxUploadBytes } });
   app.setErrorHandler<FastifyError | HttpError>((error, request, reply) => sendError(request, reply, error));
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ errors: ['Not found'] }));
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(railsErrorAnswer(['Not found'])));
 
   oauthRoutes(app, tokens, options);
   assetRoutes(app, { assets, tokens, downloads, options });

@@ -62,7 +62,8 @@ const descriptionPattern = /^[\x20-\x21\x23-\x5B\x5D-\x7E]{1,300}$/;
 /** Platform responses are tiny; a larger one is not a token response and is not buffered. */
 const maxUpstreamBodyBytes = 64 * 1024;
 
-const tokenResponseSchema = z.object({
+/** What the proxy accepts as a token answer: spec 2.1, with the usual RFC 6749 additions allowed. */
+export const tokenResponseSchema = z.object({
   access_token: z.string().min(1).max(4096),
   token_type: z.string().min(1).max(64),
   refresh_token: z.string().min(1).max(4096).optional(),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { assetAnswer, downloadUrlAnswer } from '../../../src/testing/spec-examples';
 import { type AssetStore, assetJson, ownedEntity } from './asset-store';
 import { isObject, readUpload } from './asset-upload';
 import type { Downloads, Rendition } from './downloads';
@@ -28,12 +29,12 @@ export function assetRoutes(
     const fields = await readUpload(request, assets, options.maxUploadBytes, ({ type, id }) =>
       ownedEntity(type, String(id), caller),
     );
-    return reply.code(201).send({ asset: assetJson(assets.add(fields)) });
+    return reply.code(201).send(assetAnswer(assetJson(assets.add(fields))));
   });
 
   app.get<WithId>('/v2/core/assets/:id', async (request) => {
     const caller = authenticate(request, tokens, 'read');
-    return { asset: assetJson(assets.owned(request.params.id, caller)) };
+    return assetAnswer(assetJson(assets.owned(request.params.id, caller)));
   });
 
   /** Spec 4.6: response not shown (the `updateAnswer` switch); a new meta replaces the old one. */
@@ -58,7 +59,7 @@ export function assetRoutes(
     if (typeof changes.name === 'string') asset.name = changes.name;
     if (isObject(changes.meta)) asset.meta = changes.meta;
     if (options.updateAnswer === 204) return reply.code(204).send();
-    return { asset: assetJson(asset) };
+    return assetAnswer(assetJson(asset));
   });
 
   app.delete<WithId>('/v2/core/assets/:id', async (request, reply) => {
@@ -74,7 +75,7 @@ export function assetRoutes(
       const asset = assets.owned(request.params.id, caller);
       // Without the renditions switch these parameters mean nothing here, as on a spec-only platform.
       const rendition = options.renditions ? requestedRendition(request.query) : undefined;
-      return { url: downloads.url(asset, rendition) };
+      return downloadUrlAnswer(downloads.url(asset, rendition));
     },
   );
 }

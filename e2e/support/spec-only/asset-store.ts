@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AssetableType, findEntity, type SpecEntity, specFileTypes } from './fixtures';
+import { specAssetOf } from '../../../src/testing/spec-examples';
+import { type AssetableType, findEntity, type SpecEntity } from './fixtures';
 import { type Caller, notFound } from './http';
 
 export interface StoredAsset {
@@ -19,18 +20,7 @@ export interface StoredAsset {
 }
 
 /** Spec 2.2's fields, and only those. No thumbnail_id: this platform makes no thumbnails. */
-export function assetJson(asset: StoredAsset) {
-  return {
-    id: asset.id,
-    name: asset.name,
-    file_type: asset.file_type,
-    assetable: asset.assetable,
-    key: asset.key,
-    meta: asset.meta,
-    private: asset.private,
-    thumbifiable: specFileTypes[asset.file_type]?.thumbifiable ?? false,
-  };
-}
+export const assetJson = (asset: StoredAsset) => specAssetOf(asset);
 
 /** Assets in memory, their files in a temporary directory that `close` removes. */
 export class AssetStore {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { assetListAnswers, entityAnswers } from '../../../src/testing/spec-examples';
 import { type AssetStore, assetJson, ownedEntity } from './asset-store';
 import { entityRoutes as routesByType } from './fixtures';
 import { authenticate } from './http';
@@ -23,16 +24,16 @@ export function entityRoutes(
       const entity = ownedEntity(type, request.params.id, authenticate(request, tokens, 'read'));
       const body = { id: entity.id, name: entity.name, ...entity.attributes };
       const list = assets.ofEntity(entity).map(assetJson);
-      if (shape === 'sideloaded') return { [singular]: { ...body, assets: list } };
-      if (shape === 'top-level') return { [singular]: body, assets: list };
-      return { [singular]: { ...body, links: { assets: `/v2/core/${plural}/${entity.id}/assets` } } };
+      if (shape === 'sideloaded') return entityAnswers.sideloaded(singular, body, list);
+      if (shape === 'top-level') return entityAnswers.topLevel(singular, body, list);
+      return entityAnswers.linksOnly(singular, body, `/v2/core/${plural}/${entity.id}/assets`);
     });
 
     if (shape === 'links-only') {
       app.get<WithId>(`/v2/core/${plural}/:id/assets`, async (request) => {
         const entity = ownedEntity(type, request.params.id, authenticate(request, tokens, 'read'));
         const list = assets.ofEntity(entity).map(assetJson);
-        return options.assetList === 'envelope' ? { assets: list } : list;
+        return assetListAnswers[options.assetList](list);
       });
     }
   }

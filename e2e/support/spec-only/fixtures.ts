@@ -1,61 +1,15 @@
 /**
- * What the spec-only platform knows from the start: the file types of spec 2.3, and a few fixed people
- * with the entities they own. Tests refer to these constants rather than to numbers.
+ * What the spec-only platform knows from the start: the file types of spec 2.3 (transcribed once for
+ * every platform double, in src/testing/spec-examples.ts), and a few fixed people with the entities
+ * they own. Tests refer to these constants rather than to numbers.
  */
+import { type SpecAssetableType, specAssetableTypes } from '../../../src/testing/spec-examples';
 
-export type AssetableType =
-  'User' | 'Product' | 'Investment' | 'Accreditation' | 'IndicationOfInterest' | 'TeamMember';
+export { type SpecFileType, specFileTypes } from '../../../src/testing/spec-examples';
 
-export const assetableTypes: readonly AssetableType[] = [
-  'Investment',
-  'User',
-  'Product',
-  'Accreditation',
-  'IndicationOfInterest',
-  'TeamMember',
-];
+export type AssetableType = SpecAssetableType;
 
-export interface SpecFileType {
-  /** null where spec 2.3 says "not shown": any assetable type is accepted. */
-  assetableType: AssetableType | null;
-  documentType: 'file' | 'image';
-  thumbifiable: boolean;
-}
-
-/** Spec 2.3, all 19 rows. */
-export const specFileTypes: Readonly<Record<string, SpecFileType>> = {
-  additional_document: { assetableType: 'Investment', documentType: 'file', thumbifiable: false },
-  avatar: { assetableType: 'User', documentType: 'image', thumbifiable: false },
-  bad_actor_certification: { assetableType: null, documentType: 'file', thumbifiable: false },
-  business_plan: { assetableType: null, documentType: 'file', thumbifiable: true },
-  charter_document: { assetableType: null, documentType: 'file', thumbifiable: true },
-  cover_image: { assetableType: 'Product', documentType: 'image', thumbifiable: false },
-  drivers_license: { assetableType: 'Accreditation', documentType: 'image', thumbifiable: false },
-  executed_letter_of_accreditation: { assetableType: null, documentType: 'file', thumbifiable: false },
-  financial_document: { assetableType: 'Investment', documentType: 'file', thumbifiable: true },
-  intellectual_property: { assetableType: 'Investment', documentType: 'file', thumbifiable: true },
-  investors_charter_document: {
-    assetableType: 'IndicationOfInterest',
-    documentType: 'file',
-    thumbifiable: false,
-  },
-  investors_corporate_resolution: {
-    assetableType: 'IndicationOfInterest',
-    documentType: 'file',
-    thumbifiable: false,
-  },
-  letter_of_accreditation: { assetableType: 'Accreditation', documentType: 'file', thumbifiable: false },
-  logo: { assetableType: 'Product', documentType: 'image', thumbifiable: false },
-  one_page_teaser: { assetableType: 'Product', documentType: 'file', thumbifiable: true },
-  preexisting_subscription_agreement: {
-    assetableType: 'Investment',
-    documentType: 'file',
-    thumbifiable: false,
-  },
-  pitch_deck: { assetableType: 'Product', documentType: 'file', thumbifiable: true },
-  team_member_avatar: { assetableType: 'TeamMember', documentType: 'image', thumbifiable: false },
-  utility_bill: { assetableType: 'Accreditation', documentType: 'image', thumbifiable: false },
-};
+export const assetableTypes: readonly AssetableType[] = specAssetableTypes;
 
 /** The password every fixed person has unless the `password` option says otherwise. */
 export const specDefaultPassword = 'spec-password';

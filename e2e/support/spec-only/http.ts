@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { oauthErrorAnswer, railsErrorAnswer } from '../../../src/testing/spec-examples';
 import type { OAuthStore, Scope } from './oauth-store';
 
 /**
@@ -50,10 +51,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: F
   if (status === 500) console.error(error);
   if (error instanceof HttpError) reply.headers(error.headers);
   if (request.url.startsWith('/v2/core/oauth/')) {
-    return reply.code(status).send({ error: status === 500 ? 'server_error' : 'invalid_request' });
+    return reply.code(status).send(oauthErrorAnswer(status === 500 ? 'server_error' : 'invalid_request'));
   }
   const messages = error instanceof HttpError ? error.messages : [error.message];
-  return reply.code(status).send({ errors: status === 500 ? ['Internal server error'] : messages });
+  return reply.code(status).send(railsErrorAnswer(status === 500 ? ['Internal server error'] : messages));
 }
 
 export function recordedHeaders(request: FastifyRequest): Record<string, string> {

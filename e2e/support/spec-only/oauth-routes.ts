@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { oauthErrorAnswer } from '../../../src/testing/spec-examples';
 import { specPeople } from './fixtures';
 import type { OAuthStore, Scope } from './oauth-store';
 import { sameSecret } from './oauth-store';
@@ -104,7 +105,7 @@ export function oauthRoutes(app: FastifyInstance, tokens: OAuthStore, options: R
    * Errors are RFC 6749 §5.2's `{"error": …}`. Only JSON is shown, so a form body is refused.
    */
   app.post('/v2/core/oauth/token', async (request, reply) => {
-    const invalid = (status: number, error: string) => reply.code(status).send({ error });
+    const invalid = (status: number, error: string) => reply.code(status).send(oauthErrorAnswer(error));
     if (!isJson(request)) return invalid(400, 'invalid_request');
     const grantType = (request.query as Fields).grant_type;
     const body = (request.body ?? {}) as Fields;
@@ -127,8 +128,8 @@ export function oauthRoutes(app: FastifyInstance, tokens: OAuthStore, options: R
       const body = (request.body ?? {}) as Fields;
       const [clientId, clientSecret] = basicCredentials(request) ?? [body.client_id, body.client_secret];
       const client = tokens.authenticateClient(clientId, clientSecret);
-      if (!client) return reply.code(401).send({ error: 'invalid_client' });
-      if (typeof body.token !== 'string') return reply.code(400).send({ error: 'invalid_request' });
+      if (!client) return reply.code(401).send(oauthErrorAnswer('invalid_client'));
+      if (typeof body.token !== 'string') return reply.code(400).send(oauthErrorAnswer('invalid_request'));
       tokens.revoke(body.token, client.client_id);
       return reply.code(200).send();
     });

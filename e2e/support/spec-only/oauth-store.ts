@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type SpecTokenAnswer, tokenAnswer } from '../../../src/testing/spec-examples';
 import type { SpecClient } from './options';
 
 export type Scope = 'basic' | 'full';
@@ -20,11 +21,8 @@ interface AuthorizationCode {
   expiresAt: number;
 }
 
-export interface TokenResponse {
-  token_type: 'bearer';
-  access_token: string;
-  refresh_token: string;
-}
+/** Spec 2.1's flat token object. */
+export type TokenResponse = SpecTokenAnswer;
 
 /** Not shown in the spec; one minute is the usual life of an authorization code (RFC 6749 §4.1.2). */
 const codeLifetimeMs = 60_000;
@@ -119,6 +117,6 @@ export class OAuthStore {
   private issueAccessToken(grant: Grant): TokenResponse {
     const accessToken = newToken();
     this.accessTokens.set(accessToken, { grant, expiresAt: this.clock() + this.accessTokenTtlMs });
-    return { token_type: 'bearer', access_token: accessToken, refresh_token: grant.refreshToken };
+    return tokenAnswer(accessToken, grant.refreshToken);
   }
 }

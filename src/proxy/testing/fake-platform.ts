@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { oauthErrorAnswer, tokenAnswer, tokenRequestFields } from '../../testing/spec-examples';
 
 /**
  * A stand-in for a platform that implements only platform-api.md: its token endpoint accepts nothing but
@@ -50,20 +51,15 @@ export async function startFakePlatform(options: { secret?: string } = {}) {
     response.end(JSON.stringify(body));
   }
   const oauthError = (response: ServerResponse, status: number, error: string, description: string) =>
-    send(response, status, { error, error_description: description });
+    send(response, status, oauthErrorAnswer(error, description));
 
   function issueTokens(response: ServerResponse) {
     const accessToken = random('access-token');
     const refreshToken = random('refresh-token');
     accessTokens.push(accessToken);
     refreshTokens.set(refreshToken, true);
-    send(response, 200, {
-      token_type: 'bearer',
-      access_token: accessToken,
-      refresh_token: refreshToken,
-      expires_in: 3600,
-      scope: 'full',
-    });
+    // Spec 2.1's object, with the two fields RFC 6749 5.1 adds that the proxy passes on to the app.
+    send(response, 200, { ...tokenAnswer(accessToken, refreshToken), expires_in: 3600, scope: 'full' });
   }
 
   /** The spec's JSON body with exactly these keys (code_verifier may be absent), or undefined. */
@@ -93,7 +89,7 @@ export async function startFakePlatform(options: { secret?: string } = {}) {
     const grantType = grantTypes[0];
     const fields =
       grantType === 'authorization_code'
-        ? specBody(request, ['client_id', 'client_secret', 'code', 'state'], ['code_verifier'])
+        ? specBody(request, [...tokenRequestFields], ['code_verifier'])
         : grantType === 'refresh_token'
           ? specBody(request, ['client_id', 'client_secret', 'refresh_token'])
           : undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { specFileTypes } from '../../testing/spec-examples';
 import { assetableTypes } from '../api/me';
 import {
   acceptFor,
@@ -21,40 +22,19 @@ const MB = 1024 * 1024;
 const get = (name: FileTypeName) => findFileType(name)!;
 
 describe('file-type catalog', () => {
-  it("has the spec's 19 rows with their assetable type, document type and thumbifiable value", () => {
-    // Spec 2.3, row by row (the four "not shown" assetable types filled in by decisions.md).
-    const spec: [string, string, string, boolean][] = [
-      ['additional_document', 'Investment', 'file', false],
-      ['avatar', 'User', 'image', false],
-      ['bad_actor_certification', 'Investment', 'file', false],
-      ['business_plan', 'Product', 'file', true],
-      ['charter_document', 'Product', 'file', true],
-      ['cover_image', 'Product', 'image', false],
-      ['drivers_license', 'Accreditation', 'image', false],
-      ['executed_letter_of_accreditation', 'Accreditation', 'file', false],
-      ['financial_document', 'Investment', 'file', true],
-      ['intellectual_property', 'Investment', 'file', true],
-      ['investors_charter_document', 'IndicationOfInterest', 'file', false],
-      ['investors_corporate_resolution', 'IndicationOfInterest', 'file', false],
-      ['letter_of_accreditation', 'Accreditation', 'file', false],
-      ['logo', 'Product', 'image', false],
-      ['one_page_teaser', 'Product', 'file', true],
-      ['preexisting_subscription_agreement', 'Investment', 'file', false],
-      ['pitch_deck', 'Product', 'file', true],
-      ['team_member_avatar', 'TeamMember', 'image', false],
-      ['utility_bill', 'Accreditation', 'image', false],
-    ];
-    expect(fileTypes.map((t) => [t.fileType, t.assetableType, t.documentType, t.thumbifiable])).toEqual(spec);
-    expect([...fileTypeNames]).toEqual(spec.map(([name]) => name));
-  });
-
-  it("keeps the spec's purpose text beside the plain words", () => {
-    expect(get('drivers_license').specPurpose).toBe(
-      "Investor's driver's license, proves residency, needed for certain investment types",
-    );
-    expect(get('investors_corporate_resolution').specPurpose).toBe(
-      'Purpose: to be determined in the interface',
-    );
+  it("has the spec's 19 rows with their assetable type, document type, thumbifiable value and purpose", () => {
+    // Spec 2.3 as transcribed once for every test (src/testing/spec-examples.ts); where it says "not
+    // shown" the catalog's choice is checked below.
+    expect([...fileTypeNames]).toEqual(Object.keys(specFileTypes));
+    for (const t of fileTypes) {
+      const spec = specFileTypes[t.fileType]!;
+      expect([t.documentType, t.thumbifiable, t.specPurpose], t.fileType).toEqual([
+        spec.documentType,
+        spec.thumbifiable,
+        spec.purpose,
+      ]);
+      expect(t.assetableTypeIsOurs ? null : t.assetableType, t.fileType).toBe(spec.assetableType);
+    }
   });
 
   it("says what each file is for in plain words, never with the spec's placeholder", () => {

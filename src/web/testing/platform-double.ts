@@ -2,6 +2,7 @@ import { http, HttpResponse, type HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { ApiAccreditation } from '../../shared/api/accreditations';
+import { exampleAsset, problemAnswer } from '../../testing/spec-examples';
 import { unknownCapabilities, type AppConfig, type Capabilities } from '../../shared/api/app-config';
 import { CapabilityStore } from '../lib/platform/capabilities';
 import { createPlatformHttp, type TokenSource } from '../lib/platform/http';
@@ -77,19 +78,22 @@ export function platformDouble(...handlers: HttpHandler[]) {
   return server;
 }
 
-/** One Asset as a platform that implements only the spec answers it (spec 2.2). */
+/** One Asset as a platform that implements only the spec answers it (spec 2.2's example). */
 export function specAsset(fields: Partial<Record<string, unknown>> = {}) {
-  return {
-    id: 11,
-    name: 'logo.png',
-    file_type: 'logo',
-    assetable: { type: 'Product', id: 7 },
-    key: 'k-11',
-    meta: {},
-    private: false,
-    thumbifiable: false,
-    ...fields,
-  };
+  return { ...exampleAsset, ...fields };
+}
+
+/** An error as our platform answers it: RFC 9457 problem JSON with a `code`. */
+export function problemResponse(
+  status: number,
+  code: string,
+  extra: Parameters<typeof problemAnswer>[2] = {},
+  headers: Record<string, string> = {},
+) {
+  return HttpResponse.json(problemAnswer(status, code, extra), {
+    status,
+    headers: { 'Content-Type': 'application/problem+json', ...headers },
+  });
 }
 
 /**
@@ -164,3 +168,11 @@ export function accreditationAsset(fields: Partial<Record<string, unknown>> & { 
 }
 
 export { http, HttpResponse };
+/** The shapes of the spec's examples, shared with the other platform doubles: answers are built from these. */
+export {
+  assetAnswer,
+  assetListAnswers,
+  assetPageAnswer,
+  downloadUrlAnswer,
+  entityAnswers,
+} from '../../testing/spec-examples';

@@ -8,6 +8,7 @@ import {
   mockPlatform,
   ourAccreditation,
   platformUrl,
+  problemResponse,
   requirements,
 } from '../../testing/platform-double';
 import { undoWindowMs } from '../../lib/deferred-actions';
@@ -138,17 +139,10 @@ describe('the checklist of an accreditation', () => {
     const { put } = platformWith(
       ourAccreditation({ requirements: requirements({ accreditation_letter: true, drivers_license: true }) }),
     );
-    put.answer = HttpResponse.json(
-      {
-        type: 'about:blank',
-        title: 'Unprocessable',
-        status: 422,
-        code: 'validation_failed',
-        detail: 'Something is missing.',
-        errors: [{ field: 'requirements.drivers_license', message: 'The back of the licence is missing.' }],
-      },
-      { status: 422, headers: { 'Content-Type': 'application/problem+json' } },
-    );
+    put.answer = problemResponse(422, 'validation_failed', {
+      detail: 'Something is missing.',
+      errors: [{ field: 'requirements.drivers_license', message: 'The back of the licence is missing.' }],
+    });
     const user = userEvent.setup();
     renderRoutes(routes, '/accreditations/3');
     await user.click(within(await checklist()).getByRole('button', { name: 'Send for review' }));
@@ -284,10 +278,7 @@ describe('after a rejection', () => {
     server.use(
       http.delete(api('/v2/core/assets/:id'), ({ params }) => {
         deletes.push(String(params.id));
-        return HttpResponse.json(
-          { type: 'about:blank', title: 'Conflict', status: 409, code: 'retained', detail },
-          { status: 409, headers: { 'Content-Type': 'application/problem+json' } },
-        );
+        return problemResponse(409, 'retained', { detail });
       }),
     );
     const user = userEvent.setup({ advanceTimers: vi.advanceTimersByTime });

@@ -7,6 +7,7 @@ import {
   HttpResponse,
   platformDouble,
   platformUrl,
+  problemResponse,
   specAsset,
   testConfig,
 } from '../../testing/platform-double';
@@ -433,16 +434,7 @@ describe('a page that another tab or person changed meanwhile', () => {
       http.put(api('/v2/core/assets/5'), async ({ request }) => {
         sentWith.push(request.headers.get('if-match'));
         if (request.headers.get('if-match') === '"v1"')
-          return HttpResponse.json(
-            {
-              type: 'about:blank',
-              title: 'Precondition failed',
-              status: 412,
-              detail: 'Changed.',
-              code: 'precondition_failed',
-            },
-            { status: 412, headers: { 'content-type': 'application/problem+json' } },
-          );
+          return problemResponse(412, 'precondition_failed', { detail: 'Changed.' });
         const body = (await request.json()) as { asset: { name: string } };
         return HttpResponse.json({ asset: { ...charter(5), name: body.asset.name, etag: '"v3"' } });
       }),
@@ -477,12 +469,7 @@ describe('a page that another tab or person changed meanwhile', () => {
   it('takes away the card of a file deleted elsewhere, with a notice, when a change finds it gone', async () => {
     pagedProduct([charter(5), charter(6)]);
     server.use(
-      http.put(api('/v2/core/assets/5'), () =>
-        HttpResponse.json(
-          { type: 'about:blank', title: 'Not found', status: 404, detail: 'No asset 5.', code: 'not_found' },
-          { status: 404, headers: { 'content-type': 'application/problem+json' } },
-        ),
-      ),
+      http.put(api('/v2/core/assets/5'), () => problemResponse(404, 'not_found', { detail: 'No asset 5.' })),
     );
     const user = userEvent.setup();
     renderRoutes(routes, '/products/7');

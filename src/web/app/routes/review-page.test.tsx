@@ -10,6 +10,7 @@ import {
   mockPlatform,
   ourAccreditation,
   platformUrl,
+  problemResponse,
   requirements,
 } from '../../testing/platform-double';
 import { renderRoutes } from '../../testing/render';
@@ -251,10 +252,7 @@ describe('the review queue', () => {
 
   it('after a refusal as stale (412) reads the accreditation again and says who decided meanwhile', async () => {
     const { put } = queue([waitingOne(5, 'Ivy Investor')]);
-    put.answer = HttpResponse.json(
-      { type: 'about:blank', title: 'Changed', status: 412, code: 'precondition_failed', detail: 'Changed.' },
-      { status: 412, headers: { 'Content-Type': 'application/problem+json' } },
-    );
+    put.answer = problemResponse(412, 'precondition_failed', { detail: 'Changed.' });
     server.use(
       http.get(api('/v2/core/accreditations/5'), () =>
         HttpResponse.json({

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  assetListAnswers,
+  entityAnswers,
   http,
   HttpResponse,
+  ourAccreditation,
   platformDouble,
   platformFor,
   platformUrl,
-  ourAccreditation,
+  problemResponse,
   requirements,
   specAsset,
   testConfig,
@@ -92,7 +95,7 @@ describe("an entity's files, in every shape the spec allows", () => {
   it('reads assets sideloaded inside the entity object', async () => {
     server.use(
       http.get(api('/v2/core/products/7'), () =>
-        HttpResponse.json({ product: { id: 7, name: 'Solar', assets: files } }),
+        HttpResponse.json(entityAnswers.sideloaded('product', { id: 7, name: 'Solar' }, files)),
       ),
     );
     const answer = await platformFor(testConfig()).platform.entityFiles(product);
@@ -103,10 +106,13 @@ describe("an entity's files, in every shape the spec allows", () => {
   it('reads assets beside the entity at the top level (ours)', async () => {
     server.use(
       http.get(api('/v2/core/products/7'), () =>
-        HttpResponse.json({
-          product: { id: 7, name: 'Solar', links: { assets: '/v2/core/products/7/assets' } },
-          assets: files,
-        }),
+        HttpResponse.json(
+          entityAnswers.topLevel(
+            'product',
+            { id: 7, name: 'Solar', links: { assets: '/v2/core/products/7/assets' } },
+            files,
+          ),
+        ),
       ),
     );
     expect((await platformFor(testConfig()).platform.entityFiles(product)).files).toHaveLength(2);
@@ -116,12 +122,12 @@ describe("an entity's files, in every shape the spec allows", () => {
     it(`follows links.assets when that is all there is (${listShape})`, async () => {
       server.use(
         http.get(api('/v2/core/products/7'), () =>
-          HttpResponse.json({
-            product: { id: 7, name: 'Solar', links: { assets: '/v2/core/products/7/assets' } },
-          }),
+          HttpResponse.json(
+            entityAnswers.linksOnly('product', { id: 7, name: 'Solar' }, '/v2/core/products/7/assets'),
+          ),
         ),
         http.get(api('/v2/core/products/7/assets'), () =>
-          HttpResponse.json(listShape === 'array' ? files : { assets: files }),
+          HttpResponse.json(assetListAnswers[listShape](files)),
         ),
       );
       const answer = await platformFor(testConfig()).platform.entityFiles(product);
@@ -649,16 +655,7 @@ describe('errors, whatever the platform answers', () => {
   it('shows a problem’s detail, a conventional error list, or words for the status', async () => {
     server.use(
       http.put(api('/v2/core/assets/1'), () =>
-        HttpResponse.json(
-          {
-            type: 'about:blank',
-            title: 'Unprocessable',
-            status: 422,
-            code: 'validation_failed',
-            detail: 'name: must not be empty',
-          },
-          { status: 422, headers: { 'content-type': 'application/problem+json' } },
-        ),
+        problemResponse(422, 'validation_failed', { detail: 'name: must not be empty' }),
       ),
       http.put(api('/v2/core/assets/2'), () =>
         HttpResponse.json({ errors: ['Name is too long'] }, { status: 422 }),

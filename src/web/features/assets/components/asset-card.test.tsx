@@ -1,7 +1,13 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { StoredFile } from '../../../lib/platform/model';
-import { http, HttpResponse, platformDouble, platformUrl } from '../../../testing/platform-double';
+import {
+  http,
+  HttpResponse,
+  platformDouble,
+  platformUrl,
+  problemResponse,
+} from '../../../testing/platform-double';
 import { deck, renderCard, thumbnailUrl } from './asset-card-testing';
 
 const server = platformDouble();
@@ -53,15 +59,11 @@ describe("a file's preview", () => {
 
 /** The platform's answer while the thumbnail is being made. */
 const pending = () =>
-  HttpResponse.json(
-    {
-      type: 'about:blank',
-      title: 'Conflict',
-      status: 409,
-      detail: 'This thumbnail is still being made; ask again in 1 second.',
-      code: 'thumbnail_pending',
-    },
-    { status: 409, headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '1' } },
+  problemResponse(
+    409,
+    'thumbnail_pending',
+    { detail: 'This thumbnail is still being made; ask again in 1 second.' },
+    { 'Retry-After': '1' },
   );
 
 /** Serves the thumbnail's download_url with `answers` in turn (the last one from then on). */

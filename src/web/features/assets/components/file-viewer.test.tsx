@@ -1,7 +1,13 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { useEffect, useState } from 'react';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { http, HttpResponse, mockPlatform, platformUrl } from '../../../testing/platform-double';
+import {
+  http,
+  HttpResponse,
+  mockPlatform,
+  platformUrl,
+  problemResponse,
+} from '../../../testing/platform-double';
 import { deck, renderCard, thumbnailUrl } from './asset-card-testing';
 
 /**
@@ -165,12 +171,7 @@ describe('the viewer opening a PDF', () => {
   });
 
   it('shows only the words while the thumbnail is still being made, and no broken picture', async () => {
-    addresses(() =>
-      HttpResponse.json(
-        { type: 'about:blank', title: 'Conflict', status: 409, code: 'thumbnail_pending' },
-        { status: 409, headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '30' } },
-      ),
-    );
+    addresses(() => problemResponse(409, 'thumbnail_pending', {}, { 'Retry-After': '30' }));
     renderCard(deck);
     await screen.findByText('PDF'); // the card's type badge, standing in for the thumbnail
     const viewer = await openViewer();
@@ -207,16 +208,7 @@ describe('the viewer opening a PDF', () => {
   it('says why when the platform gives no address for the PDF', async () => {
     server.use(
       http.get(`${platformUrl}/v2/core/assets/11/download_url`, () =>
-        HttpResponse.json(
-          {
-            type: 'about:blank',
-            title: 'Not Found',
-            status: 404,
-            detail: 'No such asset.',
-            code: 'not_found',
-          },
-          { status: 404, headers: { 'Content-Type': 'application/problem+json' } },
-        ),
+        problemResponse(404, 'not_found', { detail: 'No such asset.' }),
       ),
       http.get(`${platformUrl}/v2/core/assets/12/download_url`, () =>
         HttpResponse.json({ url: thumbnailUrl }),
