@@ -169,8 +169,8 @@ type Fetched = { url: string; startedAt: number; endedAt: number; bytes: number 
  */
 function recordRequests(page: Page, cdp: CDPSession) {
   const fetched = new Map<string, Fetched>();
-  const seenByCdp = new Set<string>();
-  const unseen: Promise<void>[] = [];
+  /** What Playwright saw finish, to be counted where CDP's page events saw no end of it. */
+  const seen: Request[] = [];
   /** CDP's clock (s, monotonic) to epoch ms, from a request's pair of them. */
   let epochOffsetMs: number | undefined;
   const onSent = (event: {
@@ -180,7 +180,6 @@ function recordRequests(page: Page, cdp: CDPSession) {
     request: { url: string };
   }) => {
     epochOffsetMs ??= event.wallTime * 1000 - event.timestamp * 1000;
-    seenByCdp.add(event.request.url);
     fetched.set(event.requestId, {
       url: event.request.url,
       startedAt: event.timestamp * 1000 + epochOffsetMs,
@@ -194,33 +193,37 @@ function recordRequests(page: Page, cdp: CDPSession) {
     request.endedAt = event.timestamp * 1000 + epochOffsetMs;
     request.bytes = event.encodedDataLength;
   };
-  const onPlaywrightFinished = (request: Request) => {
-    if (seenByCdp.has(request.url())) return;
-    const timing = request.timing();
-    unseen.push(
-      (async () => {
-        const [{ responseHeadersSize }, encoding] = await Promise.all([
-          request.sizes(),
-          request.headerValue('accept-encoding'),
-        ]);
-        fetched.set(`unseen ${request.url()}`, {
-          url: request.url(),
-          startedAt: timing.startTime,
-          endedAt: timing.startTime + timing.responseEnd,
-          bytes: responseHeadersSize + (await bodyBytesAsSent(request.url(), encoding ?? '')),
-        });
-      })(),
+  const onPlaywrightFinished = (request: Request) => void seen.push(request);
+  /** A worker's script: the page's events announce it but never see it end (it ends in the worker's). */
+  async function unseenByCdp(): Promise<Fetched[]> {
+    const endedForCdp = new Set([...fetched.values()].filter((f) => f.bytes > 0).map((f) => f.url));
+    return Promise.all(
+      seen
+        .filter((request) => !endedForCdp.has(request.url()))
+        .map(async (request) => {
+          const timing = request.timing();
+          const [{ responseHeadersSize }, encoding] = await Promise.all([
+            request.sizes(),
+            request.headerValue('accept-encoding'),
+          ]);
+          return {
+            url: request.url(),
+            startedAt: timing.startTime,
+            endedAt: timing.startTime + timing.responseEnd,
+            bytes: responseHeadersSize + (await bodyBytesAsSent(request.url(), encoding ?? '')),
+          };
+        }),
     );
-  };
+  }
   cdp.on('Network.requestWillBeSent', onSent);
   cdp.on('Network.loadingFinished', onFinished);
   page.on('requestfinished', onPlaywrightFinished);
   return {
     /** The requests that started at `from` or later and had finished by `until` (epoch ms). */
-    between: async (from: number, until: number) => {
-      await Promise.all(unseen);
-      return [...fetched.values()].filter((f) => f.startedAt >= from && f.endedAt <= until && f.bytes > 0);
-    },
+    between: async (from: number, until: number) =>
+      [...fetched.values(), ...(await unseenByCdp())].filter(
+        (f) => f.startedAt >= from && f.endedAt <= until && f.bytes > 0,
+      ),
     stop: () => {
       cdp.off('Network.requestWillBeSent', onSent);
       cdp.off('Network.loadingFinished', onFinished);
