@@ -11,6 +11,7 @@ import {
   slowPdf,
   threePagePdf,
   truncatedPdf,
+  unreadablePdf,
 } from '../testing/pdf-files';
 import {
   createPdfThumbnailPool,
@@ -168,6 +169,17 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     expect(await outcome(render(pool({ workers: 0 }), await redHalfPdf()))).toBe('disabled');
     // The same worker goes on rendering good files after bad ones.
     expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
+  });
+
+  it('makes no thumbnail of a page whose content cannot be read whole: a blank or partial page is not the page', async () => {
+    const p = shared;
+    // Stopped before its first operator: pdf.js would draw a blank page and say nothing.
+    expect(await outcome(render(p, unreadablePdf('first')))).toBe('unreadable');
+    // Stopped part-way: pdf.js would draw the blue half it read, without the red one.
+    expect(await outcome(render(p, unreadablePdf('after-blue')))).toBe('unreadable');
+    // The same worker goes on drawing whole pages.
+    const drawn = await render(p, await redHalfPdf());
+    expect(await pixel(drawn.png, 10, 10)).toEqual([255, 0, 0]);
   });
 
   it('renders at the lowest CPU priority unless told not to, so that requests win over renders', async () => {

@@ -56,6 +56,11 @@ export type RenderFailure =
   | 'render_failed'
   | 'read_failed'
   /**
+   * pdf.js could not read the page's content whole (its parser gave up part-way): what it would draw
+   * is a blank or partial page, which is not the page.
+   */
+  | 'unreadable'
+  /**
    * Memory ran out: the process hit its data limit (the pool's `maxRssMb`), or grew past it and was
    * killed. The pool replaces the process either way.
    */
@@ -215,26 +220,104 @@ class BlobRangeTransport extends PDFDataRangeTransport {
  */
 let pdfWorker: PDFWorker | undefined;
 function sharedPdfWorker() {
-  if (!pdfWorker || pdfWorker.destroyed) pdfWorker = new PDFWorker({ verbosity: VerbosityLevel.WARNINGS });
+  if (!pdfWorker || pdfWorker.destroyed) {
+    const worker = new PDFWorker({ verbosity: VerbosityLevel.WARNINGS });
+    // Its port exists once it is set up. Listened to before any document is opened with it: this
+    // reaction to its readiness was registered first, so it runs before getDocument's own.
+    void worker.promise.then(
+      () => watchOperatorListErrors(worker.port),
+      // A worker that fails to set up fails getDocument, which says so.
+      () => undefined,
+    );
+    pdfWorker = worker;
+  }
   return pdfWorker;
 }
 
 /**
- * Whether an allocation failed during the job under way. The process runs with its data segment
- * limited (the pool's `maxRssMb`), so a stream that inflates past it fails to allocate its buffer;
- * but pdf.js recovers from errors inside a page (it would draw a blank page) and says so only in a
- * warning. Its warnings go to `console.warn`, and are read here for that one error and dropped:
- * they can quote the file's bytes, and the pool logs a reason of its own.
+ * Why the page's content was not read whole during the job under way, if it was not. pdf.js draws
+ * what it could of a page whose content failed part-way (its `stopAtErrors` is off, which ordinary
+ * damage such as a broken embedded font needs), and tells of the failure in one of two ways:
+ *
+ * - a warning, "getOperatorList - ignoring errors during …", when its parser gave up while it read
+ *   the page's operators: the operators read until then are drawn;
+ * - nothing at all when the failure came after the page began but before its first operator was
+ *   read: the page's operator list then ends in an error, which the main thread drops (the promise
+ *   it would reject was kept when the page began), and render() resolves with a blank page.
+ *   PT5's hostile PDFs met this one in about one run in three: when inflating the content stream
+ *   in one piece failed with a JavaScript error (rather than a crash), pdf.js went back to its own
+ *   decoder, which decodes as the parser reads, so the allocation past the data limit failed in
+ *   the parser's first read. `stopAtErrors` would not help: it only sends more errors this way.
+ *
+ * Either way the page drawn is not the page, and it gets no thumbnail: `memory_limit` when an
+ * allocation failed, else `unreadable`.
  */
-let allocationFailed = false;
-function watchForAllocationFailures(onFirst: () => void) {
+interface ContentFailure {
+  reason: 'memory_limit' | 'unreadable';
+  /** The name of pdf.js's error (never its message: that may quote the file). */
+  errorName: string;
+}
+let contentFailure: ContentFailure | undefined;
+/** A new job: its content has not failed yet. (A function, so that the job reads what others set.) */
+function readingNewContent() {
+  contentFailure = undefined;
+}
+/** Told at once of an allocation that failed: the process is at its limit (see the port's use). */
+let onOutOfMemory: () => void = () => {};
+
+/** Notes the first failure of the job's content, from pdf.js's words about it. */
+function contentFailed(words: string) {
+  if (contentFailure) return;
+  const reason = isAllocationFailure({ message: words }) ? 'memory_limit' : 'unreadable';
+  contentFailure = { reason, errorName: /\b([A-Z]\w*(?:Error|Exception))\b/.exec(words)?.[1] ?? 'Error' };
+  if (reason === 'memory_limit') onOutOfMemory();
+}
+
+/**
+ * pdf.js's warnings go to `console.warn`, and are read here for the failures above and dropped:
+ * they can quote the file's bytes, and the pool logs a reason of its own. An allocation that failed
+ * anywhere (an image, a font) means the process is at its limit; other warnings are about damage
+ * that pdf.js works around (an unknown operator, a font it replaces) and the page is still drawn.
+ */
+function watchPdfjsWarnings() {
   console.warn = (...parts: unknown[]) => {
-    if (allocationFailed) return;
-    if (parts.some((part) => typeof part === 'string' && /allocation failed/i.test(part))) {
-      allocationFailed = true;
-      onFirst();
-    }
+    const words = parts.filter((part) => typeof part === 'string').join(' ');
+    if (/allocation failed|ignoring errors during/i.test(words)) contentFailed(words);
   };
+}
+
+/**
+ * The second way above: an error that ends the page's operator list crosses the worker's port (on
+ * Node the fake worker's, on this thread) as a stream message, before the main thread drops it.
+ * Read there: the request for a page's operators (action "GetOperatorList") opens a stream, and the
+ * worker's answers on it carry `stream` 3 when they close it, 5 when they end it in an error.
+ */
+const streamClosed = 3;
+const streamFailed = 5;
+interface PortMessage {
+  sourceName?: string;
+  targetName?: string;
+  action?: string;
+  streamId?: number;
+  stream?: number;
+  reason?: { name?: unknown; message?: unknown; details?: unknown };
+}
+function watchOperatorListErrors(port: Pick<Worker, 'addEventListener'>) {
+  /** The streams of the operator lists asked for and not yet ended, by the worker's side and id. */
+  const open = new Set<string>();
+  port.addEventListener('message', (event: MessageEvent<PortMessage>) => {
+    const message = event.data;
+    if (message.action === 'GetOperatorList') {
+      open.add(`${message.targetName} ${message.streamId}`);
+      return;
+    }
+    if (message.stream !== streamClosed && message.stream !== streamFailed) return;
+    if (!open.delete(`${message.sourceName} ${message.streamId}`)) return;
+    if (message.stream === streamFailed) {
+      const { name, message: text, details } = message.reason ?? {};
+      contentFailed([details, name, text].filter((part) => typeof part === 'string').join(' '));
+    }
+  });
 }
 
 /**
@@ -258,7 +341,7 @@ let current: BlobRangeTransport | undefined;
 async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) => void) {
   const transport = new BlobRangeTransport(job.id, job.size, job.head);
   current = transport;
-  allocationFailed = false;
+  readingNewContent();
   const task = getDocument({
     worker: sharedPdfWorker(),
     range: transport,
@@ -320,14 +403,16 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
       factory.destroy(drawn);
     }
     page.cleanup();
-    // A page drawn without the content that did not fit is not the page.
-    if (allocationFailed) throw new RangeError('Array buffer allocation failed');
+    // A page drawn without the content that could not be read (or did not fit) is not the page.
+    if (contentFailure) throw new Error('the page was not read whole');
     reply({ id: job.id, ok: true, png, width, height });
   } catch (error) {
-    if (allocationFailed || isAllocationFailure(error))
+    if (contentFailure?.reason === 'memory_limit' || isAllocationFailure(error))
       return reply({ id: job.id, ok: false, reason: 'memory_limit', errorName: 'RangeError' });
     if (transport.failed !== undefined)
       return reply({ id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed });
+    if (contentFailure)
+      return reply({ id: job.id, ok: false, reason: 'unreadable', errorName: contentFailure.errorName });
     const errorName = (error as { name?: unknown } | null)?.name;
     const name = typeof errorName === 'string' ? errorName : 'Error';
     const reason: RenderFailure =
@@ -344,9 +429,10 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
 }
 
 if (port) {
-  watchForAllocationFailures(() => {
+  onOutOfMemory = () => {
     if (current) port.postMessage({ outOfMemory: { id: current.jobId } });
-  });
+  };
+  watchPdfjsWarnings();
   // The platform gone (killed, crashed): nobody waits for what this process would draw.
   process.on('disconnect', () => process.exit(0));
   let rendering = Promise.resolve();

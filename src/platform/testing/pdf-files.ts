@@ -130,6 +130,25 @@ export const truncatedPdf = () =>
   buildPdf([{ width: 612, height: 792, content: redLeftHalf }]).subarray(0, 20);
 
 /**
+ * A page whose content pdf.js cannot read whole: a stray `)` (which no operand or operator starts
+ * with) stops its parser. `first`: before its first operator, an error that pdf.js drops once the
+ * page has begun, drawing a blank page without a word (the way a content stream that could not be
+ * decoded within the render's memory limit went). `after-blue`: after the left half is filled blue,
+ * where pdf.js warns and draws the part it read. The rest of the page would fill the right half red.
+ */
+export const unreadablePdf = (where: 'first' | 'after-blue') =>
+  buildPdf([
+    {
+      width: 612,
+      height: 792,
+      content:
+        where === 'first'
+          ? ') 0 0 1 rg 0 0 306 792 re f 1 0 0 rg 306 0 306 792 re f'
+          : '0 0 1 rg 0 0 306 792 re f ) 1 0 0 rg 306 0 306 792 re f',
+    },
+  ]);
+
+/**
  * A tiny file that is slow to draw: one page of `rectangles` filled rectangles, compressed (the
  * same operation repeated packs a thousandfold). 100 000 of them take pdf.js about 2 s, 300 000
  * about 7 s, 1 000 000 (30 KB) about a minute on a development machine: what a hostile upload
