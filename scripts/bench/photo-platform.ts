@@ -41,6 +41,18 @@ interface Sized {
   bytes: number;
 }
 
+/** The labelled set's clean licence at about 12 MP (4260 × 2812), a camera's JPEG. */
+const twelveMegapixelLicence = async () =>
+  (await documentPhoto({ kind: 'licence', defect: 'clean', longSide: 4260 })).jpeg;
+
+/** The 12 MP licence enlarged (linear) to `width` × `height`: 48 MP, or 100 MP for W5h and S12. */
+export async function enlargedLicence(width: number, height: number, twelve?: Buffer): Promise<Buffer> {
+  return sharp(twelve ?? (await twelveMegapixelLicence()))
+    .resize(width, height, { fit: 'fill', kernel: 'linear' })
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
+
 /** The labelled set's clean licence at about 3 and 12 MP, and the 12 MP one enlarged to 48 and 100 MP. */
 async function licencePhotos(work: string): Promise<Sized[]> {
   const write = (label: string, jpeg: Buffer, width: number, height: number): Sized => {
@@ -48,22 +60,17 @@ async function licencePhotos(work: string): Promise<Sized[]> {
     writeFileSync(file, jpeg);
     return { label, width, height, file, bytes: jpeg.length };
   };
-  const small = await documentPhoto({ kind: 'licence', defect: 'clean', longSide: 2130 });
-  const twelve = await documentPhoto({ kind: 'licence', defect: 'clean', longSide: 4260 });
+  const small = (await documentPhoto({ kind: 'licence', defect: 'clean', longSide: 2130 })).jpeg;
+  const twelve = await twelveMegapixelLicence();
   const sizeOf = async (jpeg: Buffer) => {
     const { width, height } = await sharp(jpeg).metadata();
     return [width, height] as const;
   };
-  const enlarged = async (width: number, height: number) =>
-    sharp(twelve.jpeg)
-      .resize(width, height, { fit: 'fill', kernel: 'linear' })
-      .jpeg({ quality: 88 })
-      .toBuffer();
   return [
-    write('3 MP', small.jpeg, ...(await sizeOf(small.jpeg))),
-    write('12 MP', twelve.jpeg, ...(await sizeOf(twelve.jpeg))),
-    write('48 MP', await enlarged(8520, 5624), 8520, 5624),
-    write('100 MP', await enlarged(10000, 10000), 10000, 10000),
+    write('3 MP', small, ...(await sizeOf(small))),
+    write('12 MP', twelve, ...(await sizeOf(twelve))),
+    write('48 MP', await enlargedLicence(8520, 5624, twelve), 8520, 5624),
+    write('100 MP', await enlargedLicence(10_000, 10_000, twelve), 10_000, 10_000),
   ];
 }
 
