@@ -1,6 +1,12 @@
 import type { Page } from '@playwright/test';
 import { checklist, uploadLetter } from './support/accreditation';
 import { expect, storedAccessToken, test } from './support/app';
+import { issuesOf, type QualityMeasures } from '../src/shared/assets/photo-quality';
+import {
+  documentPhoto as labelledPhoto,
+  labelledName,
+  labelledSet,
+} from '../src/shared/assets/testing/document-photos';
 import { documentPhoto } from './support/files';
 import { card, cropAndSend, slot } from './support/page-parts';
 import { platformUrl } from './support/urls';
@@ -22,18 +28,39 @@ const checks = (page: Page) =>
   );
 
 /**
- * The browser's and the platform's measures of one photo agree within these: the same functions on
- * pixels reduced to the same size by different resizers (Chromium's, libvips's).
+ * The browser's and the platform's measures of one photo agree within these (docs/decisions.md, "Photo
+ * quality"): the same functions on pixels reduced to the same size by different decoders and
+ * resizers (Chromium's, libvips's), so the same issues. Each measure that does not, in words; none
+ * when they agree.
  */
-function expectAgreement(browser: Measures, platform: Measures) {
-  expect(browser.short_side).toBe(platform.short_side);
-  expect(Math.abs(browser.luminance! - platform.luminance!)).toBeLessThan(3);
-  expect(Math.abs(browser.clipped_share! - platform.clipped_share!)).toBeLessThan(0.01);
-  expect(Math.abs(browser.glare_share! - platform.glare_share!)).toBeLessThan(0.01);
+function disagreements(browser: Measures, platform: Measures): string[] {
+  const found: string[] = [];
+  const apart = (name: string, within: number) => {
+    const gap = Math.abs(browser[name]! - platform[name]!);
+    if (!(gap < within)) found.push(`${name} ${browser[name]} vs ${platform[name]} (≥ ${within} apart)`);
+  };
+  // A share counts pixels past a fixed level: where two thirds of a bill sit on the clipped plateau, a
+  // grey level either way from the two resizers moves 1–2 % of the picture; hence 3 % of the share on
+  // top of 0.01. The issues must still be the same.
+  const share = (name: string) => apart(name, 0.01 + 0.03 * Math.max(browser[name]!, platform[name]!));
+  if (browser.short_side !== platform.short_side)
+    found.push(`short_side ${browser.short_side} vs ${platform.short_side}`);
+  apart('luminance', 3);
+  share('dark_share');
+  share('clipped_share');
+  share('glare_share');
+  const issues = [issuesOf(browser as QualityMeasures), issuesOf(platform as QualityMeasures)];
+  if (issues[0]!.join() !== issues[1]!.join())
+    found.push(`issues ${issues[0]!.join()} vs ${issues[1]!.join()}`);
   // Sharpness spans four orders of magnitude; a quarter either way keeps every label the same.
   const ratio = (browser.sharpness! + 1) / (platform.sharpness! + 1);
-  expect(ratio).toBeGreaterThan(0.75);
-  expect(ratio).toBeLessThan(1.33);
+  if (!(ratio > 0.75 && ratio < 1.33))
+    found.push(`sharpness ${browser.sharpness} vs ${platform.sharpness} (ratio ${ratio.toFixed(2)})`);
+  return found;
+}
+
+function expectAgreement(browser: Measures, platform: Measures) {
+  expect(disagreements(browser, platform)).toEqual([]);
 }
 
 test('a blurry licence photo is named before upload and goes up with "Use anyway"; a sharp 12 MP one passes without a word; the admin sees the flag and "Unreadable or blurry" chosen', async ({
@@ -118,4 +145,71 @@ test('a blurry licence photo is named before upload and goes up with "Use anyway
   ).toHaveCount(0);
   await item.getByRole('button', { name: 'Reject', exact: true }).click();
   await expect(item.getByRole('radio', { name: 'Unreadable or blurry' })).toBeChecked();
+});
+
+test('every photo of the labelled set gets the same measures in the browser as on the platform, and the browser names its problem', async ({
+  page,
+  login,
+}) => {
+  // 38 photos of ~2400 px, each made, checked in the browser and uploaded: 110–120 s at load 15 on 2 cores.
+  test.setTimeout(600_000);
+  const account = await login({ role: 'investor', name: `Lea Labelled ${Date.now()}` });
+  await page.goto('/');
+  await page.getByRole('link', { name: account.accreditation!.name }).click();
+  const licence = slot(page, "Driver's licence");
+  await licence.getByRole('radio', { name: 'One photo shows both sides' }).check();
+  const warning = licence.getByRole('heading', { name: 'This photo may be hard to read' });
+
+  const found: string[] = [];
+  const widest = { luminance: 0, shares: 0, sharpness: 1 };
+  const started = Date.now();
+  for (const [index, options] of labelledSet.entries()) {
+    const photo = await labelledPhoto(options);
+    const file = { name: `labelled-${index}.jpg`, mimeType: 'image/jpeg', buffer: photo.jpeg };
+    // While a warning is shown the next photo is its "Retake / Choose another"; otherwise the slot's.
+    const retake = licence.getByTestId('photo-warning-retake');
+    const input = (await retake.count()) > 0 ? retake : licence.getByTestId('input-drivers_license');
+    await input.setInputFiles(file);
+    await expect.poll(async () => (await checks(page)).length).toBe(index + 1);
+    if (photo.expected === undefined) {
+      const crop = page.getByRole('dialog', { name: `Crop ${file.name}` });
+      // "Skip this image" once the slot counts the photos chosen as a batch.
+      await crop.getByRole('button', { name: /^(Cancel|Skip this image)$/ }).click();
+      await expect(crop).toHaveCount(0);
+    } else {
+      await expect(licence.getByRole('img', { name: `The photo you chose: ${file.name}` })).toBeVisible();
+      await expect(warning).toBeVisible();
+    }
+    const browser = (await checks(page))[index]!.measures;
+
+    // The same bytes uploaded: the platform measures the stored file (the token is read each time:
+    // the app renews it every 20 s here).
+    const answer = await page.request.post(`${platformUrl}/v2/core/assets`, {
+      headers: { authorization: `Bearer ${await storedAccessToken(page)}` },
+      multipart: {
+        file_type: 'drivers_license',
+        assetable_type: 'Accreditation',
+        assetable_id: String(account.accreditation!.id),
+        file,
+      },
+    });
+    expect(answer.status(), await answer.text()).toBe(201);
+    const platform = ((await answer.json()) as { asset: { quality: { measures: Measures } } }).asset.quality
+      .measures;
+    found.push(...disagreements(browser, platform).map((gap) => `${labelledName(options)}: ${gap}`));
+    widest.luminance = Math.max(widest.luminance, Math.abs(browser.luminance! - platform.luminance!));
+    widest.shares = Math.max(
+      widest.shares,
+      ...(['dark_share', 'clipped_share', 'glare_share'] as const).map((name) =>
+        Math.abs(browser[name]! - platform[name]!),
+      ),
+    );
+    const ratio = (browser.sharpness! + 1) / (platform.sharpness! + 1);
+    widest.sharpness = Math.max(widest.sharpness, ratio, 1 / ratio);
+  }
+  // For docs/decisions.md: how close the two sides came on the set, beside the tolerance.
+  console.log(
+    `labelled set (${labelledSet.length} photos in ${((Date.now() - started) / 1000).toFixed(0)} s), widest gaps: luminance ${widest.luminance.toFixed(1)}, shares ${widest.shares.toFixed(4)}, sharpness ×${widest.sharpness.toFixed(3)}`,
+  );
+  expect(found).toEqual([]);
 });

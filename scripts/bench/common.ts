@@ -77,9 +77,13 @@ export async function waitFor(url: string, seconds = 30) {
 }
 
 /** An access token of the demo issuer through the real sign-in flow, with the script people use. */
-export function issuerToken(platformUrl: string, dataDir: string): Promise<string> {
+export const issuerToken = (platformUrl: string, dataDir: string) =>
+  demoToken(platformUrl, dataDir, 'issuer@demo.test');
+
+/** An access token of one of the demo people (`investor@demo.test`, …) through the real sign-in flow. */
+export function demoToken(platformUrl: string, dataDir: string, email: string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
-    const script = spawn('bash', ['scripts/curl-sign-in.sh', 'issuer@demo.test'], {
+    const script = spawn('bash', ['scripts/curl-sign-in.sh', email], {
       env: { ...process.env, PLATFORM_URL: platformUrl, DATA_DIR: dataDir, PRINT_TOKEN: '1' },
     });
     let out = '';

@@ -11,8 +11,11 @@
  *   S6, S7 file delivery and image renditions: scripts/bench/renditions.ts (BENCH_ONLY=renditions)
  *   S8′, S9, S1p, S2p, S3p PDF thumbnails: scripts/bench/thumbnails.ts (BENCH_ONLY=thumbnails)
  *   W4 the web app's LCP, CLS and INP on a throttled phone: scripts/bench/web-vitals.ts (BENCH_ONLY=web)
- *   W5 the browser's photo check of a 12 MP photo on a throttled phone: scripts/bench/photo-check.ts
- *      (BENCH_ONLY=photo)
+ *   W5 the browser's photo check of a 12 MP photo on a throttled phone, W5h of a 100 MP one:
+ *      scripts/bench/photo-check.ts (BENCH_ONLY=photo, with S12 and S13)
+ *   S12 the platform's photo check, CPU ms per megapixel at 3, 12, 48 and 100 MP; S13 the platform's
+ *      CPU for a licence photo's upload (checked) ÷ the same bytes as an avatar (not checked):
+ *      scripts/bench/photo-platform.ts (BENCH_ONLY=photo)
  *   S4m′ what the request line and the metrics add to a GET, in instructions under valgrind:
  *        scripts/bench/request-line-cost.ts (BENCH_ONLY=request-line); S4mi the same timed in
  *        process, as a cross-check: scripts/bench/request-line-in-process.ts
@@ -35,6 +38,7 @@ import { cpuRow, issuerToken, type Load, load, median, printRows, roundRatios, w
 import { benchNginx } from './nginx';
 import { benchPaging } from './paging';
 import { benchPhotoCheck } from './photo-check';
+import { benchPhotoPlatform } from './photo-platform';
 import { benchRenditions } from './renditions';
 import { benchRequestLineCost } from './request-line-cost';
 import { benchRequestLineInProcess } from './request-line-in-process';
@@ -68,7 +72,7 @@ if (process.env.BENCH_ONLY === 'web') {
   process.exit(0);
 }
 if (process.env.BENCH_ONLY === 'photo') {
-  printRows(await benchPhotoCheck());
+  printRows([...(await benchPhotoPlatform()), ...(await benchPhotoCheck())]);
   process.exit(0);
 }
 if (process.env.BENCH_BACKEND !== undefined && process.env.BENCH_BACKEND !== 'postgres') {
@@ -208,7 +212,7 @@ try {
 if (!process.env.BENCH_ONLY) printRows(await benchRenditions());
 if (!process.env.BENCH_ONLY) printRows(await benchThumbnails());
 if (!process.env.BENCH_ONLY) printRows(await benchWebVitals());
-if (!process.env.BENCH_ONLY) printRows(await benchPhotoCheck());
+if (!process.env.BENCH_ONLY) printRows([...(await benchPhotoPlatform()), ...(await benchPhotoCheck())]);
 if (!process.env.BENCH_ONLY) printRows(await benchPaging());
 if (!process.env.BENCH_ONLY) printRows(await benchResumable());
 if (!process.env.BENCH_ONLY)

@@ -1,9 +1,12 @@
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
 import { meSchema } from '../../shared/api/me';
 import { measurePhoto } from '../../shared/assets/photo-quality';
 import { decodeForMeasures, documentPhoto } from '../../shared/assets/testing/document-photos';
 import { multipartBody, png } from '../testing/files';
+import { decodeStoredPhoto } from './photo-quality';
 import { bearer, startPlatform, type TestPlatform, tokensFor } from '../testing/platform-server';
 
 let platform: TestPlatform;
@@ -127,4 +130,28 @@ describe('the quality of licence and bill photos, measured at upload (issue 31)'
     expect(update.status).toBe(422);
     expect((await read(asset, investor)).quality?.ok).toBe(false);
   });
+});
+
+describe('a 100 MP photo, the largest image the catalog takes (issue 31, "bad input")', () => {
+  it('is measured on a copy decoded at an eighth, 1250 × 1250, in seconds, and the upload answers those measures', async () => {
+    const side = 10_000;
+    const clean = await documentPhoto({ kind: 'licence', defect: 'clean' });
+    // Enlarged (nearest: the quickest to make) to 10 000 × 10 000, as a camera's JPEG.
+    const huge = await sharp(clean.jpeg)
+      .resize(side, side, { fit: 'fill', kernel: 'nearest' })
+      .jpeg({ quality: 88 })
+      .toBuffer();
+    const started = performance.now();
+    const grey = await decodeStoredPhoto(Readable.from(huge), { width: side, height: side });
+    const ms = performance.now() - started;
+    expect({ width: grey.width, height: grey.height }).toEqual({ width: 1250, height: 1250 });
+    // ~0.2–0.5 s on a quiet 2-core machine; decoded whole it would be seconds more and 300 MB.
+    // The bound is for a machine loaded many times over; the size above is what proves the reduction.
+    expect(ms).toBeLessThan(10_000);
+
+    const asset = await upload('drivers_license', huge);
+    expect(asset).toMatchObject({ width: side, height: side });
+    expect(asset.quality).toMatchObject({ ok: true, issues: [] });
+    expect(asset.quality!.measures).toEqual(measurePhoto(grey, { width: side, height: side }).measures);
+  }, 120_000);
 });

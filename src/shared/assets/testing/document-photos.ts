@@ -157,6 +157,31 @@ const expectedIssue: Record<Defect, DocumentPhoto['expected']> = {
   rotated: undefined,
 };
 
+/**
+ * The labelled set (issue 31, point 5): synthetic licences and bills with fine print, each defect at
+ * several strengths. Every photo must get its label: a recall of 1 on the set, no clean photo flagged
+ * (../photo-quality.test.ts); the browser's and the platform's measures of each must agree
+ * (e2e/photo-check.spec.ts). The strengths are where print stops being readable: a Gaussian σ of
+ * 4 px on a 2400 px photo (the print's strokes are 5 px), a shake of 25 px; below those a reviewer
+ * still reads the licence.
+ */
+export const labelledSet: readonly PhotoOptions[] = (['licence', 'bill'] as const).flatMap((kind) => [
+  { kind, defect: 'clean', seed: 1 },
+  { kind, defect: 'clean', seed: 2 },
+  { kind, defect: 'clean', seed: 3 },
+  { kind, defect: 'rotated' },
+  ...[4, 6, 10].map((strength) => ({ kind, defect: 'gaussian_blur' as const, strength })),
+  ...[25, 41].map((strength) => ({ kind, defect: 'motion_blur' as const, strength })),
+  ...[0.15, 0.22, 0.3].map((strength) => ({ kind, defect: 'dark' as const, strength })),
+  ...[1.6, 1.9].map((strength) => ({ kind, defect: 'overexposed' as const, strength })),
+  ...[0.2, 0.3, 0.45].map((strength) => ({ kind, defect: 'glare' as const, strength })),
+  ...[400, 700].map((strength) => ({ kind, defect: 'low_resolution' as const, strength })),
+]);
+
+/** "licence gaussian_blur 6", "bill clean 2": a photo of the labelled set, for test names. */
+export const labelledName = (options: PhotoOptions) =>
+  `${options.kind} ${options.defect} ${options.strength ?? options.seed ?? ''}`.trim();
+
 /** A radial highlight, opaque white in its middle half, fading out to its rim. */
 function glareBlob(diameter: number): Buffer {
   const r = diameter / 2;
