@@ -102,14 +102,18 @@ const replaceIn = <T>(data: T, id: number, make: (file: StoredFile) => StoredFil
 
 /**
  * Rename, privacy and crop: shown at once in the list's cached data, rolled back if the platform
- * refuses (TanStack Query "optimistic updates"). `listKey` is the query that lists the file. A platform
- * that answers an update without the file (204) is not refused: the adapter reads the file back (C2).
+ * refuses (TanStack Query "optimistic updates"), and the list read again once the platform has answered,
+ * so the page never keeps a guess: a change the platform made though its answer was lost, or made
+ * otherwise than shown. `listKey` is the query that lists the file. A platform that answers an update
+ * without the file (204) is not refused: the adapter reads the file back (C2).
  */
 export function useUpdateFile(listKey: QueryKey) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
   const leaveList = useLeaveList(listKey);
+  const mutationKey = [...fileChangesKey, ...listKey];
   return useMutation({
+    mutationKey,
     mutationFn: ({ file, changes }: { file: StoredFile; changes: FileChanges }) =>
       platform.update(file, changes),
     onMutate: async ({ file, changes }) => {
@@ -133,12 +137,21 @@ export function useUpdateFile(listKey: QueryKey) {
       if (error.status === 404) leaveList(file);
     },
     onSuccess: (stored, { file }) => {
-      // Made, but not read back: the optimistic state stays until the list is read again.
-      if (!stored) return queryClient.invalidateQueries({ queryKey: listKey });
-      queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => stored));
+      // Made, but not read back: the optimistic state stays until the list is read again (on settling).
+      if (stored)
+        queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => stored));
+    },
+    onSettled: () => {
+      // With other changes to the list still under way, the last to settle reads it: a read now would
+      // bring back, for a moment, what they show before the platform has answered them.
+      if (queryClient.isMutating({ mutationKey }) === 1)
+        void queryClient.invalidateQueries({ queryKey: listKey });
     },
   });
 }
+
+/** The mutation keys of changes to files, followed by the key of the list that shows them. */
+const fileChangesKey = ['file-changes'] as const;
 
 /**
  * Undo of a replace: the replacement is removed at once and the file it replaced, whose delete was
@@ -182,6 +195,7 @@ export function useLeaveList(listKey: QueryKey) {
 /**
  * Delete with undo: the file leaves the list at once, and the platform is asked only once the undo
  * window has passed (lib/deferred-actions.ts). A refusal brings the file back with the platform's reason.
+ * Either way the list is read again once the platform has answered, so it shows what the platform has.
  */
 export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
   const { platform } = useServices();
@@ -192,16 +206,17 @@ export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
         await platform.remove(file, { keepalive: leavingPage });
       } catch (error) {
         if (error instanceof ApiError && error.status === 403) onForbidden();
-        // Kept as evidence of a decision (409 `retained`): final, and the list read again shows it so.
-        if (error instanceof ApiError && error.code === 'retained')
-          void queryClient.invalidateQueries({ queryKey: listKey });
         // Already gone is what was wanted.
-        if (!(error instanceof ApiError && error.status === 404))
+        if (!(error instanceof ApiError && error.status === 404)) {
+          // Kept (as evidence of a decision: 409 `retained`), or changed meanwhile: the list read
+          // again shows the file as the platform has it.
+          void queryClient.invalidateQueries({ queryKey: listKey });
           throw new Error(
             file.replacedBy
               ? `The new file is in place, but ${file.name} could not be removed: ${messageOf(error)}`
               : `${file.name} was not deleted: ${messageOf(error)}`,
           );
+        }
       }
       forgetUploads([file.id]);
       queryClient.setQueryData(listKey, (data: unknown) =>
