@@ -6,21 +6,23 @@ import { readFile } from '../../../lib/platform/read-shapes';
 import { http, HttpResponse, platformDouble, platformUrl, specAsset } from '../../../testing/platform-double';
 import { useServices } from '../../../lib/services';
 import { renderHookWith } from '../../../testing/render';
+import { productFiles, productUploadedHere } from '../../../testing/render-slot';
 import { useDeleteLater, useUpdateFile } from './asset-queries';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 
 const server = platformDouble();
 
-const listKey = ['entities', 'Product', 7] as const;
 const logo = readFile(specAsset())!;
 
+/** A change to a file of one list (the files uploaded from this browser). */
 function renderUpdate() {
-  const rendered = renderHookWith(() => useUpdateFile(listKey));
-  rendered.services.queryClient.setQueryData<EntityFiles>(listKey, {
+  const list = productUploadedHere;
+  const rendered = renderHookWith(() => useUpdateFile(list));
+  rendered.services.queryClient.setQueryData<EntityFiles>(list.queryKey, {
     ref: { type: 'Product', id: 7 },
     files: [logo],
   });
-  const shown = () => rendered.services.queryClient.getQueryData<EntityFiles>(listKey)!.files![0]!;
+  const shown = () => rendered.services.queryClient.getQueryData<EntityFiles>(list.queryKey)!.files![0]!;
   return { ...rendered, shown };
 }
 
@@ -82,9 +84,9 @@ describe('an entity’s files in pages (the cache of a paged list)', () => {
         return HttpResponse.json({ errors: ['Name is taken'] }, { status: 422 });
       }),
     );
-    const { result, services } = renderHookWith(() => useUpdateFile(listKey));
-    services.queryClient.setQueryData(listKey, pages());
-    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(listKey);
+    const { result, services } = renderHookWith(() => useUpdateFile(productFiles));
+    services.queryClient.setQueryData(productFiles.queryKey, pages());
+    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(productFiles.queryKey);
     act(() => result.current.mutate({ file: logo, changes: { name: 'Brand new.png' } }));
     await waitFor(() => expect(shownIn(cached())).toEqual([['charter.pdf'], ['Brand new.png']]));
     answer();
@@ -98,9 +100,9 @@ describe('an entity’s files in pages (the cache of a paged list)', () => {
     server.use(
       http.delete(`${platformUrl}/v2/core/assets/11`, () => new HttpResponse(null, { status: 204 })),
     );
-    const { result, services } = renderHookWith(() => useDeleteLater(listKey, () => undefined));
-    services.queryClient.setQueryData(listKey, pages());
-    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(listKey);
+    const { result, services } = renderHookWith(() => useDeleteLater(productFiles, () => undefined));
+    services.queryClient.setQueryData(productFiles.queryKey, pages());
+    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(productFiles.queryKey);
     act(() => result.current(logo));
     expect(waitingDeletes.isWaiting(deleteKey(logo.id))).toBe(true);
     // Leaving the page sends what waits for its undo window at once.
@@ -123,12 +125,13 @@ describe('a change, once the platform has answered', () => {
     );
   }
 
-  /** The page's list of the product's files, and a change to them. */
+  /** One list of the product's files as a page shows it, read from the platform, and a change to them. */
+  const listed = productUploadedHere;
   function renderList() {
     return renderHookWith(() => {
       const { platform } = useServices();
-      const list = useQuery({ queryKey: listKey, queryFn: () => platform.entityFiles(ref) });
-      return { names: list.data?.files?.map((f) => f.name), update: useUpdateFile(listKey) };
+      const list = useQuery({ queryKey: listed.queryKey, queryFn: () => platform.entityFiles(ref) });
+      return { names: list.data?.files?.map((f) => f.name), update: useUpdateFile(listed) };
     });
   }
 
@@ -165,7 +168,7 @@ describe('a change, once the platform has answered', () => {
     );
     platformLists(() => stored);
     const first = renderList();
-    const second = renderHookWith(() => useUpdateFile(listKey), first.services);
+    const second = renderHookWith(() => useUpdateFile(listed), first.services);
     await waitFor(() => expect(first.result.current.names).toEqual(['logo.png', 'charter.pdf']));
     act(() => second.result.current.mutate({ file: charter, changes: { name: 'Charter 2026.pdf' } }));
     act(() => first.result.current.update.mutate({ file: logo, changes: { name: 'Brand.png' } }));
@@ -188,7 +191,7 @@ describe('a change, once the platform has answered', () => {
     );
     platformLists(() => stored);
     const list = renderList();
-    const deleting = renderHookWith(() => useDeleteLater(listKey, () => undefined), list.services);
+    const deleting = renderHookWith(() => useDeleteLater(listed, () => undefined), list.services);
     await waitFor(() => expect(list.result.current.names).toEqual(['logo.png']));
     act(() => deleting.result.current(logo));
     act(() => void window.dispatchEvent(new Event('pagehide')));

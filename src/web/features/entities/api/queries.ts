@@ -7,6 +7,7 @@ import {
 import { useEffect, useRef } from 'react';
 import { fileTypesFor } from '../../../../shared/assets/file-types';
 import { forgetUploads, keepFor, uploadsHere } from '../../../lib/browser-memory';
+import type { FileList } from '../../../lib/file-lists';
 import type { FirstResponses } from '../../../lib/platform/first-responses';
 import type { EntityFiles, EntityRef, StoredFile } from '../../../lib/platform/model';
 import type { Platform } from '../../../lib/platform/platform';
@@ -113,3 +114,39 @@ export const uploadedHereQuery = (platform: Platform, ref: EntityRef) =>
       return { ref, files: found.filter((file): file is StoredFile => file !== null) };
     },
   });
+
+/** The pages of an entity's files, as `entityFilesQuery` caches them. */
+type FilePages = InfiniteData<EntityFiles, string | undefined>;
+
+/** A list's files changed, the rest of it as it was; a list the platform does not give stays so. */
+const withFiles = (list: EntityFiles, change: (files: StoredFile[]) => StoredFile[]): EntityFiles =>
+  list.files === null ? list : { ...list, files: change(list.files) };
+
+/**
+ * An entity's files as `entityFilesQuery` caches them (its pages), for the assets feature to show
+ * changes in (lib/file-lists.ts). A change keeps the pages as they are: each file stays on its own.
+ */
+export function entityFileList(ref: EntityRef): FileList {
+  const queryKey = entityKeys.files(ref);
+  return {
+    queryKey,
+    files: (queryClient) =>
+      queryClient.getQueryData<FilePages>(queryKey)?.pages.flatMap((page) => page.files ?? []) ?? [],
+    changeFiles: (queryClient, change) =>
+      queryClient.setQueryData<FilePages>(
+        queryKey,
+        (data) => data && { ...data, pages: data.pages.map((page) => withFiles(page, change)) },
+      ),
+  };
+}
+
+/** The files uploaded from this browser, as `uploadedHereQuery` caches them: `entityFileList`'s twin. */
+export function uploadedHereList(ref: EntityRef): FileList {
+  const queryKey = entityKeys.uploadedHere(ref);
+  return {
+    queryKey,
+    files: (queryClient) => queryClient.getQueryData<EntityFiles>(queryKey)?.files ?? [],
+    changeFiles: (queryClient, change) =>
+      queryClient.setQueryData<EntityFiles>(queryKey, (data) => data && withFiles(data, change)),
+  };
+}
