@@ -15,7 +15,7 @@ async function start() {
   const session = new Session(config);
   const first = new FirstResponses();
   // A session that cannot be renewed keeps the page and asks the person to sign in again (layout.tsx).
-  const http = createPlatformHttp(config, session, () => session.markEnded(), first);
+  const http = createPlatformHttp(config, session, () => session.markEnded());
   await startFirstReads(firstPageReads(window.location, config), { session, http, first });
   loadFirstPageCode(window.location);
   const { startApp } = await import('./app/start');

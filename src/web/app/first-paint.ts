@@ -1,6 +1,7 @@
 import type { DataRouter } from 'react-router';
 import { accountQuery, entityFilesQuery } from '../features/entities/api/queries';
 import { entityAt } from '../../shared/entities/entity-kinds';
+import type { FirstResponses } from '../lib/platform/first-responses';
 import type { Services } from '../lib/services';
 import type { Session } from '../lib/session';
 import { signInParameter } from '../../shared/api/proxy';
@@ -53,26 +54,32 @@ export function routerReady(router: DataRouter): Promise<void> {
 }
 
 /**
- * Asks for the first page's data as soon as the session is known, so that it travels while React draws
- * the page (on a throttled phone that first render takes as long as a round trip or two) rather than
- * after, when the page's components would ask. They find the answer, or the request under way, in the
- * query cache; these calls themselves take the answers main.tsx asked for as the page started
- * (first-reads.ts, which names the same reads). The data of later pages is asked for by their
- * components as before. Settles once the first page has its data (or has failed to get it).
+ * Puts the first page's data into the query cache as soon as the session is known: its queries start
+ * now, and their reads take the answers main.tsx asked for as the page started (`first`; first-reads.ts
+ * names the same reads), so the data travels while React draws the page (on a throttled phone that
+ * first render takes as long as a round trip or two) and nothing is asked twice. The page's components
+ * find the data, or the read under way, in the cache. The data of later pages is asked for by their
+ * components as before. Settles once the first page has its data (or has failed to get it); answers it
+ * did not take are then dropped.
  */
 export async function prefetchFirstPage(
   router: DataRouter,
   { session, platform, queryClient }: Services,
+  first: FirstResponses,
 ): Promise<void> {
-  if (!session.signedIn) return;
-  // Every signed-in page shows the user menu, which reads the account (and the home page lists it).
-  const account = queryClient.prefetchQuery(accountQuery(platform));
-  const entity = entityAt(router.state.location.pathname);
-  await Promise.all([
-    account,
-    entity &&
-      queryClient.prefetchInfiniteQuery(
-        entityFilesQuery(platform, { type: entity.kind.type, id: entity.id }),
-      ),
-  ]);
+  try {
+    if (!session.signedIn) return;
+    // Every signed-in page shows the user menu, which reads the account (and the home page lists it).
+    const account = queryClient.prefetchQuery(accountQuery(platform, first));
+    const entity = entityAt(router.state.location.pathname);
+    await Promise.all([
+      account,
+      entity &&
+        queryClient.prefetchInfiniteQuery(
+          entityFilesQuery(platform, { type: entity.kind.type, id: entity.id }, first),
+        ),
+    ]);
+  } finally {
+    first.drop();
+  }
 }

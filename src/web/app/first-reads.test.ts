@@ -1,4 +1,7 @@
+import { QueryClient, type InfiniteData } from '@tanstack/react-query';
+import { createMemoryRouter } from 'react-router';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { accountQuery, entityFilesQuery, entityKeys } from '../features/entities/api/queries';
 import { CapabilityStore } from '../lib/platform/capabilities';
 import { FirstResponses } from '../lib/platform/first-responses';
 import { createPlatformHttp } from '../lib/platform/http';
@@ -12,11 +15,13 @@ import {
   platformUrl,
   testConfig,
 } from '../testing/platform-double';
+import type { Account, EntityFiles, EntityRef } from '../lib/platform/model';
+import { prefetchFirstPage } from './first-paint';
 import { firstPageReads, startFirstReads } from './first-reads';
 
 /**
  * The first page's reads, made as the page starts (main.tsx) rather than once the app's code has run,
- * and taken by the app's own calls (performance.md W4).
+ * and taken by the first page's queries into the query cache (performance.md W4).
  */
 const server = mockPlatform();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -58,14 +63,42 @@ function renewsToAReadableMe() {
   );
 }
 
-/** The app's pieces as main.tsx builds them. */
+/** The app's pieces as main.tsx and start.tsx build them. */
 function app(config = testConfig({ me: true, entityReads: true })) {
   const session = new Session(config);
   const first = new FirstResponses();
   let ended = 0;
-  const httpLayer = createPlatformHttp(config, session, () => (ended += 1), first);
+  const httpLayer = createPlatformHttp(config, session, () => (ended += 1));
   const platform = createPlatform(config, httpLayer, new CapabilityStore(config.capabilities));
-  return { config, session, first, http: httpLayer, platform, ended: () => ended };
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  /**
+   * The app takes over at `path`: its first page's queries start once the session is known, and then
+   * its components draw (`drawn`) while the data comes.
+   */
+  async function firstPage(path: string, drawn: () => void = () => undefined) {
+    await session.isSignedIn();
+    const router = createMemoryRouter([{ path: '*', element: null }], { initialEntries: [path] });
+    const loaded = prefetchFirstPage(router, { config, session, platform, queryClient }, first);
+    drawn();
+    await loaded;
+  }
+  /** What the pages find in the query cache. */
+  const cached = {
+    account: () => queryClient.getQueryData<Account | null>(entityKeys.account()),
+    entity: (ref: EntityRef) =>
+      queryClient.getQueryData<InfiniteData<EntityFiles>>(entityKeys.files(ref))?.pages[0],
+  };
+  return {
+    config,
+    session,
+    first,
+    http: httpLayer,
+    platform,
+    queryClient,
+    firstPage,
+    cached,
+    ended: () => ended,
+  };
 }
 
 describe('which reads the first page makes', () => {
@@ -103,6 +136,8 @@ describe('which reads the first page makes', () => {
 });
 
 describe('the first reads as the page starts', () => {
+  const product7 = { type: 'Product', id: 7 } as const;
+
   it('a tab without a token renews the session and gets the reads along with it, in one round trip', async () => {
     localStorage.setItem('asset-manager.session', '1');
     let asked: string[] = [];
@@ -128,9 +163,15 @@ describe('the first reads as the page starts', () => {
     const seen = recordRequests();
     const started = app();
     void startFirstReads(['/v2/core/me', '/v2/core/products/7'], started);
-    // The app's own calls, as its first page makes them, take the answers.
-    expect((await started.platform.account())?.user.name).toBe('Ivy');
-    expect((await started.platform.entityFiles({ type: 'Product', id: 7 })).name).toBe('Solar');
+    // A page's component asking while the first page's reads are under way shares them.
+    let asPageAsks: Promise<Account | null> | undefined;
+    await started.firstPage('/products/7', () => {
+      asPageAsks = started.queryClient.fetchQuery(accountQuery(started.platform));
+    });
+    // The answers are in the query cache, under the keys the pages read.
+    expect(started.cached.account()?.user.name).toBe('Ivy');
+    expect(started.cached.entity(product7)?.name).toBe('Solar');
+    expect((await asPageAsks)?.user.name).toBe('Ivy');
     expect(asked).toEqual(['/v2/core/me /v2/core/products/7']);
     expect(seen).toEqual([`POST ${appUrl}/oauth/token`]);
     expect(started.session.signedIn).toBe(true);
@@ -154,10 +195,11 @@ describe('the first reads as the page starts', () => {
     // The request is on its way (the proxy will see it) while its answer is still held.
     await expect.poll(() => arrived).toBe(true);
     answer();
-    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    await started.firstPage('/');
+    expect(started.cached.account()?.user.name).toBe('Ivy');
   });
 
-  it('each answer is taken once: a later call asks the platform again', async () => {
+  it('each answer is taken once: the query read again asks the platform', async () => {
     sessionStorageUser('stored');
     const names = ['Ivy', 'Ivy Renamed'];
     server.use(
@@ -167,8 +209,10 @@ describe('the first reads as the page starts', () => {
     );
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
-    expect((await started.platform.account())?.user.name).toBe('Ivy');
-    expect((await started.platform.account())?.user.name).toBe('Ivy Renamed');
+    await started.firstPage('/');
+    expect(started.cached.account()?.user.name).toBe('Ivy');
+    await started.queryClient.refetchQueries({ queryKey: entityKeys.account() });
+    expect(started.cached.account()?.user.name).toBe('Ivy Renamed');
   });
 
   it('with a usable token in the tab, reads the platform at once with it, without a renewal', async () => {
@@ -183,7 +227,8 @@ describe('the first reads as the page starts', () => {
     const seen = recordRequests();
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
-    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    await started.firstPage('/');
+    expect(started.cached.account()?.user.name).toBe('Ivy');
     expect(tokens).toEqual(['Bearer stored']);
     expect(seen).toEqual(['GET /v2/core/me']);
   });
@@ -194,17 +239,19 @@ describe('the first reads as the page starts', () => {
     const seen = recordRequests();
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
-    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    await started.firstPage('/');
+    expect(started.cached.account()?.user.name).toBe('Ivy');
     expect(seen).toEqual([`POST ${appUrl}/oauth/token`, 'GET /v2/core/me']);
   });
 
-  it('a read answered 401 is renewed and asked again by the call that takes it, as any answer', async () => {
+  it('a read answered 401 is renewed and asked again by the query that takes it, as any answer', async () => {
     sessionStorageUser('revoked-meanwhile');
     localStorage.setItem('asset-manager.session', '1');
     renewsToAReadableMe();
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
-    expect((await started.platform.account())?.user.name).toBe('Ivy');
+    await started.firstPage('/');
+    expect(started.cached.account()?.user.name).toBe('Ivy');
     expect(started.ended()).toBe(0);
   });
 
@@ -212,26 +259,32 @@ describe('the first reads as the page starts', () => {
     const seen = recordRequests();
     const started = app();
     void startFirstReads(['/v2/core/me'], started);
-    await expect(started.session.begin([]).started).resolves.toEqual({ token: null, reads: [] });
-    started.first.drop();
+    await started.firstPage('/');
+    expect(started.cached.account()).toBeUndefined();
     expect(seen).toEqual([]);
     expect(started.ended()).toBe(0);
   });
 
-  it('answers the first page did not take are dropped: the next call asks afresh', async () => {
+  it('answers the first page did not take are dropped: a later page asks afresh', async () => {
     sessionStorageUser('stored');
     let reads = 0;
     server.use(
-      http.get(`${platformUrl}/v2/core/me`, () => {
+      http.get(`${platformUrl}/v2/core/me`, () => HttpResponse.json(me)),
+      http.get(`${platformUrl}/v2/core/products/7`, () => {
         reads += 1;
-        return HttpResponse.json({ ...me, user: { ...me.user, name: `Ivy ${reads}` } });
+        return HttpResponse.json({ ...product, product: { ...product.product, name: `Solar ${reads}` } });
       }),
     );
     const started = app();
-    void startFirstReads(['/v2/core/me'], started);
+    void startFirstReads(['/v2/core/me', '/v2/core/products/7'], started);
     await expect.poll(() => reads).toBe(1);
-    started.first.drop();
-    expect((await started.platform.account())?.user.name).toBe('Ivy 2');
+    // The app took over on the start page, which reads no product.
+    await started.firstPage('/');
+    expect(started.cached.entity(product7)).toBeUndefined();
+    const later = await started.queryClient.fetchInfiniteQuery(
+      entityFilesQuery(started.platform, product7, started.first),
+    );
+    expect(later.pages[0]?.name).toBe('Solar 2');
   });
 });
 

@@ -50,7 +50,8 @@ function responseOf(read: ReadAlong): Response {
 /**
  * Starts the session (renewing it where this tab holds no usable token) and the first page's reads:
  * along with the renewal where one is needed, else straight to the platform with the token. The answers
- * wait in `first` for the app's own calls to take them; without a session there is nothing to read.
+ * wait in `first` for the first page's queries to take them (first-paint.ts); without a session there
+ * is nothing to read.
  * Settles once the requests have left, so that the app's code runs while they travel, not before they
  * leave: its first run holds the main thread for a while on a slow phone.
  */
@@ -66,7 +67,7 @@ export async function startFirstReads(
       if (read) return responseOf(read);
       return token === null ? null : http.readWith(path, token);
     });
-    // A read that failed is made again by the app's own call, which then says why.
+    // A read that failed is made again by the query that takes it, which then says why.
     first.put(
       http.url(path),
       answer.catch(() => null),

@@ -48,8 +48,8 @@ export async function startApp({ config, session, http, first }: Started): Promi
   const router = createAppRouter(services);
   // The page painted its shell before this script ran; it stays until the first page is ready.
   await routerReady(router);
-  // The first page's calls take the answers main.tsx asked for; later calls ask afresh.
-  void prefetchFirstPage(router, services).finally(() => first.drop());
+  // The first page's queries take the answers main.tsx asked for; later reads ask afresh.
+  void prefetchFirstPage(router, services, first);
 
   root().render(
     <StrictMode>

@@ -1,13 +1,19 @@
 import type { Capabilities } from '../../shared/api/app-config';
 import { findFileType } from '../../shared/assets/file-types';
 import { AssetSlot, type AssetSlotProps } from '../features/assets/components/asset-slot';
+import { entityFileList, uploadedHereList } from '../features/entities/api/queries';
 import type { StoredFile } from '../lib/platform/model';
 import { testConfig } from './platform-double';
 import { renderWithServices, testServices } from './render';
 
-/** Product 7, whose slots the tests draw, and the query that lists its files. */
+/** Product 7, whose slots the tests draw. */
 export const testProduct = { type: 'Product' as const, id: 7 };
-export const productFilesKey = ['files', 'Product', 7];
+/**
+ * Product 7's files as the entity page hands them to the assets feature (lib/file-lists.ts): its pages,
+ * or, where the platform lists no files, one list of those uploaded from this browser.
+ */
+export const productFiles = entityFileList(testProduct);
+export const productUploadedHere = uploadedHereList(testProduct);
 
 /** A file of product 7 as the app holds it, with a version and an ETag of its own. */
 export function productFile(id: number, name: string, fields: Partial<StoredFile> = {}): StoredFile {
@@ -44,7 +50,7 @@ export function renderSlot({
       entity={testProduct}
       fileType={type}
       files={[]}
-      listKey={productFilesKey}
+      list={productFiles}
       canEdit
       onForbidden={() => undefined}
       {...props}

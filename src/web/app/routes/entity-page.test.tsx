@@ -428,22 +428,25 @@ describe('an entity the person does not own', () => {
 
 describe('a page that another tab or person changed meanwhile', () => {
   it('after a 412 shows the file as it is now, says the rename was not saved, and applies it again', async () => {
-    pagedProduct([specAsset({ ...charter(5), etag: '"v1"' })]);
+    const stored: Asset[] = [specAsset({ ...charter(5), etag: '"v1"' })];
+    pagedProduct(stored);
+    const renamedElsewhere = specAsset({ ...charter(5), name: 'renamed-elsewhere.csv', etag: '"v2"' });
     const sentWith: (string | null)[] = [];
     server.use(
       http.put(api('/v2/core/assets/5'), async ({ request }) => {
         sentWith.push(request.headers.get('if-match'));
-        if (request.headers.get('if-match') === '"v1"')
+        // Renamed in another tab after this page read its list.
+        if (request.headers.get('if-match') === '"v1"') {
+          stored[0] = renamedElsewhere;
           return problemResponse(412, 'precondition_failed', { detail: 'Changed.' });
+        }
         const body = (await request.json()) as { asset: { name: string } };
-        return HttpResponse.json({ asset: { ...charter(5), name: body.asset.name, etag: '"v3"' } });
+        stored[0] = specAsset({ ...charter(5), name: body.asset.name, etag: '"v3"' });
+        return HttpResponse.json({ asset: stored[0] });
       }),
-      // Read again after the 412: renamed in another tab.
+      // Read again after the 412.
       http.get(api('/v2/core/assets/5'), () =>
-        HttpResponse.json(
-          { asset: { ...charter(5), name: 'renamed-elsewhere.csv', etag: '"v2"' } },
-          { headers: { etag: '"v2"' } },
-        ),
+        HttpResponse.json({ asset: renamedElsewhere }, { headers: { etag: '"v2"' } }),
       ),
     );
     const user = userEvent.setup();
@@ -467,9 +470,14 @@ describe('a page that another tab or person changed meanwhile', () => {
   });
 
   it('takes away the card of a file deleted elsewhere, with a notice, when a change finds it gone', async () => {
-    pagedProduct([charter(5), charter(6)]);
+    const stored = [charter(5), charter(6)];
+    pagedProduct(stored);
     server.use(
-      http.put(api('/v2/core/assets/5'), () => problemResponse(404, 'not_found', { detail: 'No asset 5.' })),
+      http.put(api('/v2/core/assets/5'), () => {
+        // Deleted in another tab after this page read its list.
+        stored.splice(0, 1);
+        return problemResponse(404, 'not_found', { detail: 'No asset 5.' });
+      }),
     );
     const user = userEvent.setup();
     renderRoutes(routes, '/products/7');

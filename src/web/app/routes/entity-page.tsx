@@ -7,7 +7,9 @@ import { AssetSlot } from '../../features/assets/components/asset-slot';
 import { PageDrop } from '../../features/assets/components/page-drop';
 import {
   accountQuery,
+  entityFileList,
   entityKeys,
+  uploadedHereList,
   uploadedHereQuery,
   useEntityFiles,
 } from '../../features/entities/api/queries';
@@ -58,10 +60,7 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   // The same from one drawing to the next, so that a change to one file redraws that file's card only
   // (AssetCard is memoised).
   const onForbidden = useCallback(() => setForbidden(true), []);
-  const listKey = useMemo(
-    () => (listed ? entityKeys.files(ref) : entityKeys.uploadedHere(ref)),
-    [listed, ref],
-  );
+  const fileList = useMemo(() => (listed ? entityFileList(ref) : uploadedHereList(ref)), [listed, ref]);
   const name = entity.data?.name;
   const title = name ?? `${label} ${ref.id}`;
   usePageTitle(title);
@@ -162,7 +161,7 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
             entity={ref}
             fileType={fileType}
             files={files.filter((f) => f.fileType === fileType.fileType)}
-            listKey={listKey}
+            list={fileList}
             canEdit={canEdit}
             onForbidden={onForbidden}
             need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}

@@ -21,6 +21,7 @@ import { ReviewStatus } from '../../features/review/review-status';
 import { usePageTitle } from '../../components/ui/page-title';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { documentLabel } from '../../lib/document-label';
+import { shownOnly } from '../../lib/file-lists';
 import { messageOf, NotOffered } from '../../lib/platform/errors';
 import type { AccreditationForReview, ReviewCounts, ReviewPage } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
@@ -210,6 +211,9 @@ function ReviewList({ which, search, list }: { which: Which; search: string; lis
   );
 }
 
+/** The queue's documents: shown, never changed from their cards (they cannot be edited here). */
+const reviewDocuments = shownOnly(reviewKeys.all);
+
 /**
  * An accreditation's files, each labelled by its kind (and a licence's side); those added since the
  * last decision are marked "New", so a reviewer sees what answers the rejection.
@@ -223,7 +227,7 @@ function Documents({ accreditation }: { accreditation: AccreditationForReview })
         <AssetCard
           key={file.id}
           file={file}
-          listKey={reviewKeys.all}
+          list={reviewDocuments}
           canEdit={false}
           onForbidden={() => undefined}
           kind={documentLabel(file)}

@@ -1,14 +1,15 @@
 import { entityPaths } from '../../../shared/api/entities';
 import { absent, json, withQuery } from './answers';
 import { extensionPage } from './extension-page';
+import type { FirstResponses } from './first-responses';
 import type { Account, EntityFiles, EntityRef, Offering, Page, StoredFile } from './model';
 import { can, type PlatformContext } from './platform-context';
 import { readAccount, readEntity, readFilePage, readOffering, readPage } from './read-shapes';
 
 /** The signed-in user and what they own (ours: `/me`); null, and not asked again, where there is none. */
-export async function loadAccount(context: PlatformContext): Promise<Account | null> {
+export async function loadAccount(context: PlatformContext, first?: FirstResponses): Promise<Account | null> {
   if (can(context).me === false) return null;
-  const response = await context.http.send('/v2/core/me');
+  const response = await firstRead(context, '/v2/core/me', first);
   if (absent(response)) {
     context.capabilities.learn({ me: false });
     return null;
@@ -18,15 +19,24 @@ export async function loadAccount(context: PlatformContext): Promise<Account | n
   return found ?? null;
 }
 
+/**
+ * A GET of `path`, or the answer the page's start already has for it (`first`): a read that could not
+ * be made then (null) is made now.
+ */
+async function firstRead(context: PlatformContext, path: string, first?: FirstResponses): Promise<Response> {
+  const early = await first?.take(context.http.url(path))?.catch(() => null);
+  return early ? context.http.answered(path, early) : context.http.send(path);
+}
+
 /** An entity's name and files, as far as the platform lists them: `Platform.entityFiles`. */
 export async function loadEntityFiles(
   context: PlatformContext,
   ref: EntityRef,
-  options: { newestOf?: readonly string[] } = {},
+  options: { newestOf?: readonly string[]; first?: FirstResponses } = {},
 ): Promise<EntityFiles> {
   const template = context.config.entityPaths[ref.type];
   if (!template || can(context).entityReads === false) return { ref, files: null };
-  const response = await context.http.send(template.replace(':id', String(ref.id)));
+  const response = await firstRead(context, template.replace(':id', String(ref.id)), options.first);
   // Where the platform is known to read entities, a 404 is this entity's: not there, or not yours.
   if (absent(response) && can(context).entityReads !== true) {
     if (response.status === 405) context.capabilities.learn({ entityReads: false });

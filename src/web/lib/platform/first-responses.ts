@@ -1,8 +1,10 @@
 /**
  * Answers to the first page's reads, asked for as the page starts (app/first-reads.ts), before the app's
  * code has loaded and run: on a slow phone that takes longer than the reads themselves (performance.md
- * W4). The app's first call for the same address takes the answer instead of asking again; each answer
- * is taken once, and what the first page did not take is dropped, so no later call gets an old one.
+ * W4). They wait here only until the first page's queries start (app/first-paint.ts): those queries'
+ * first reads take them (`Platform.account`, `Platform.entityFiles`) instead of asking again, and the
+ * query cache holds the data from then on. Each answer is taken once, and what the first page did not
+ * take is dropped, so no later read gets an old one.
  */
 export class FirstResponses {
   #answers = new Map<string, Promise<Response | null>>();

@@ -1,6 +1,5 @@
 import type { AppConfig } from '../../../shared/api/app-config';
 import { SessionEnded } from './errors';
-import type { FirstResponses } from './first-responses';
 
 /** What the HTTP layer needs of the session (lib/session.ts). */
 export interface TokenSource {
@@ -18,6 +17,11 @@ export interface PlatformHttp {
    * on a 401 (the call that takes the answer does that, as for any answer).
    */
   readWith(pathOrLink: string, token: string): Promise<Response>;
+  /**
+   * An answer to a plain GET of `pathOrLink` made before the app started (the first page's reads),
+   * taken as `send`'s own: a 401 renews the session once and asks once more.
+   */
+  answered(pathOrLink: string, response: Response): Promise<Response>;
   /** The current token, for calls made outside fetch (uploads through XMLHttpRequest). */
   accessToken(): Promise<string>;
   /** A token renewed because the platform refused the current one (SessionEnded when it cannot be). */
@@ -72,7 +76,6 @@ interface HttpState {
   readonly addresses: ApiAddresses;
   readonly tokens: TokenSource;
   readonly onSessionEnded: () => void;
-  readonly first: FirstResponses | undefined;
   /** The last token used, for requests that must start before the page goes (see `send`). */
   lastToken: string | null;
 }
@@ -100,23 +103,21 @@ function withBearer(target: string, init: RequestInit, token: string): Promise<R
   return fetch(target, { ...init, headers, credentials: 'omit' });
 }
 
-/** The answer the page's start already has for a plain GET of `target`, if it asked for it. */
-async function firstAnswer(state: HttpState, target: string, init: RequestInit): Promise<Response | null> {
-  const plainGet = (init.method ?? 'GET') === 'GET' && init.body === undefined && init.headers === undefined;
-  return (plainGet ? await state.first?.take(target)?.catch(() => null) : null) ?? null;
-}
-
 async function send(state: HttpState, pathOrLink: string, init: RequestInit): Promise<Response> {
   const target = apiUrl(state.addresses, pathOrLink);
   // A request sent as the page closes (keepalive) starts at once, with the token in hand: waiting
   // for one, even a moment, can be too late.
-  const response =
-    (await firstAnswer(state, target, init)) ??
-    (await withBearer(
-      target,
-      init,
-      init.keepalive && state.lastToken ? state.lastToken : await currentToken(state),
-    ));
+  const token = init.keepalive && state.lastToken ? state.lastToken : await currentToken(state);
+  return renewedOn401(state, target, init, await withBearer(target, init, token));
+}
+
+/** `response`, or where the platform refused the token, the request made again with a renewed one. */
+async function renewedOn401(
+  state: HttpState,
+  target: string,
+  init: RequestInit,
+  response: Response,
+): Promise<Response> {
   if (response.status !== 401) return response;
   // Revoked, or expired earlier than announced (a platform may announce no lifetime at all).
   await response.body?.cancel().catch(() => undefined);
@@ -133,18 +134,18 @@ export function createPlatformHttp(
   config: AppConfig,
   tokens: TokenSource,
   onSessionEnded: () => void,
-  first?: FirstResponses,
 ): PlatformHttp {
   const state: HttpState = {
     addresses: apiAddresses(config),
     tokens,
     onSessionEnded,
-    first,
     lastToken: null,
   };
   return {
     send: (pathOrLink, init = {}) => send(state, pathOrLink, init),
     readWith: (pathOrLink, token) => withBearer(apiUrl(state.addresses, pathOrLink), {}, token),
+    answered: (pathOrLink, response) =>
+      renewedOn401(state, apiUrl(state.addresses, pathOrLink), {}, response),
     accessToken: () => currentToken(state),
     renewedToken: () => renewedToken(state),
     url: (pathOrLink) => apiUrl(state.addresses, pathOrLink),

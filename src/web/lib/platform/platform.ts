@@ -11,6 +11,7 @@ import { downloadAddress, fileAddress } from './addresses';
 import type { CapabilityStore } from './capabilities';
 import { loadAccount, loadEntityFiles, loadMoreFiles, loadOfferings } from './entities';
 import { loadFile, removeFile, updateFile } from './file-changes';
+import type { FirstResponses } from './first-responses';
 import type { PlatformHttp } from './http';
 import type {
   Account,
@@ -41,14 +42,21 @@ import type { PlatformContext } from './platform-context';
  */
 export interface Platform {
   readonly capabilities: CapabilityStore;
-  /** The signed-in user and what they own; null when the platform does not say (no `/me`). */
-  account(): Promise<Account | null>;
+  /**
+   * The signed-in user and what they own; null when the platform does not say (no `/me`). `first`: the
+   * answers the page's start asked for (the first page's query takes its own from them).
+   */
+  account(first?: FirstResponses): Promise<Account | null>;
   /**
    * An entity's name and files, as far as the platform lists them. Where it pages them (ours), the
    * newest first, and `next` leads on; then the files of `newestOf`'s types (single-file slots) come
-   * too: the newest file of each, even when it is further on than the first page.
+   * too: the newest file of each, even when it is further on than the first page. `first`: as for
+   * `account`.
    */
-  entityFiles(ref: EntityRef, options?: { newestOf?: readonly string[] }): Promise<EntityFiles>;
+  entityFiles(
+    ref: EntityRef,
+    options?: { newestOf?: readonly string[]; first?: FirstResponses },
+  ): Promise<EntityFiles>;
   /** The page of an entity's files that an earlier one's `next` leads to. */
   moreFiles(ref: EntityRef, next: string): Promise<Page<StoredFile>>;
   /** One file; null when it is gone (or not the person's to see). */
@@ -122,7 +130,7 @@ export function createPlatform(
   const context: PlatformContext = { config, http, capabilities, unfinished };
   return {
     capabilities,
-    account: () => loadAccount(context),
+    account: (first) => loadAccount(context, first),
     entityFiles: (ref, options) => loadEntityFiles(context, ref, options),
     moreFiles: (ref, next) => loadMoreFiles(context, ref, next),
     file: (id) => loadFile(context, id),

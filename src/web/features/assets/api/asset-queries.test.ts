@@ -1,25 +1,28 @@
-import type { InfiniteData } from '@tanstack/react-query';
+import { useQuery, type InfiniteData } from '@tanstack/react-query';
 import { act, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { EntityFiles } from '../../../lib/platform/model';
 import { readFile } from '../../../lib/platform/read-shapes';
 import { http, HttpResponse, platformDouble, platformUrl, specAsset } from '../../../testing/platform-double';
+import { useServices } from '../../../lib/services';
 import { renderHookWith } from '../../../testing/render';
+import { productFiles, productUploadedHere } from '../../../testing/render-slot';
 import { useDeleteLater, useUpdateFile } from './asset-queries';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 
 const server = platformDouble();
 
-const listKey = ['entities', 'Product', 7] as const;
 const logo = readFile(specAsset())!;
 
+/** A change to a file of one list (the files uploaded from this browser). */
 function renderUpdate() {
-  const rendered = renderHookWith(() => useUpdateFile(listKey));
-  rendered.services.queryClient.setQueryData<EntityFiles>(listKey, {
+  const list = productUploadedHere;
+  const rendered = renderHookWith(() => useUpdateFile(list));
+  rendered.services.queryClient.setQueryData<EntityFiles>(list.queryKey, {
     ref: { type: 'Product', id: 7 },
     files: [logo],
   });
-  const shown = () => rendered.services.queryClient.getQueryData<EntityFiles>(listKey)!.files![0]!;
+  const shown = () => rendered.services.queryClient.getQueryData<EntityFiles>(list.queryKey)!.files![0]!;
   return { ...rendered, shown };
 }
 
@@ -81,9 +84,9 @@ describe('an entity’s files in pages (the cache of a paged list)', () => {
         return HttpResponse.json({ errors: ['Name is taken'] }, { status: 422 });
       }),
     );
-    const { result, services } = renderHookWith(() => useUpdateFile(listKey));
-    services.queryClient.setQueryData(listKey, pages());
-    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(listKey);
+    const { result, services } = renderHookWith(() => useUpdateFile(productFiles));
+    services.queryClient.setQueryData(productFiles.queryKey, pages());
+    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(productFiles.queryKey);
     act(() => result.current.mutate({ file: logo, changes: { name: 'Brand new.png' } }));
     await waitFor(() => expect(shownIn(cached())).toEqual([['charter.pdf'], ['Brand new.png']]));
     answer();
@@ -97,14 +100,101 @@ describe('an entity’s files in pages (the cache of a paged list)', () => {
     server.use(
       http.delete(`${platformUrl}/v2/core/assets/11`, () => new HttpResponse(null, { status: 204 })),
     );
-    const { result, services } = renderHookWith(() => useDeleteLater(listKey, () => undefined));
-    services.queryClient.setQueryData(listKey, pages());
-    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(listKey);
+    const { result, services } = renderHookWith(() => useDeleteLater(productFiles, () => undefined));
+    services.queryClient.setQueryData(productFiles.queryKey, pages());
+    const cached = () => services.queryClient.getQueryData<InfiniteData<EntityFiles>>(productFiles.queryKey);
     act(() => result.current(logo));
     expect(waitingDeletes.isWaiting(deleteKey(logo.id))).toBe(true);
     // Leaving the page sends what waits for its undo window at once.
     act(() => void window.dispatchEvent(new Event('pagehide')));
     await waitFor(() => expect(shownIn(cached())).toEqual([['charter.pdf'], []]));
     expect(cached()?.pageParams).toEqual(pages().pageParams);
+  });
+});
+
+describe('a change, once the platform has answered', () => {
+  const ref = { type: 'Product', id: 7 } as const;
+  const charter = readFile(specAsset({ id: 30, name: 'charter.pdf', file_type: 'charter_document' }))!;
+
+  /** The platform lists product 7's files as `files()` has them at the time. */
+  function platformLists(files: () => ReturnType<typeof specAsset>[]) {
+    server.use(
+      http.get(`${platformUrl}/v2/core/products/7`, () =>
+        HttpResponse.json({ product: { id: 7, name: 'Solar' }, assets: files(), next_cursor: null }),
+      ),
+    );
+  }
+
+  /** One list of the product's files as a page shows it, read from the platform, and a change to them. */
+  const listed = productUploadedHere;
+  function renderList() {
+    return renderHookWith(() => {
+      const { platform } = useServices();
+      const list = useQuery({ queryKey: listed.queryKey, queryFn: () => platform.entityFiles(ref) });
+      return { names: list.data?.files?.map((f) => f.name), update: useUpdateFile(listed) };
+    });
+  }
+
+  it('the list is read again: a rename the platform made though its answer was lost shows as made', async () => {
+    let stored = specAsset();
+    server.use(
+      http.put(`${platformUrl}/v2/core/assets/11`, () => {
+        stored = specAsset({ name: 'Brand new.png' });
+        // The platform renamed it; what reached the browser was a gateway's error.
+        return HttpResponse.json({ errors: ['Bad gateway'] }, { status: 502 });
+      }),
+    );
+    platformLists(() => [stored]);
+    const { result } = renderList();
+    await waitFor(() => expect(result.current.names).toEqual(['logo.png']));
+    act(() => result.current.update.mutate({ file: logo, changes: { name: 'Brand new.png' } }));
+    await waitFor(() => expect(result.current.update.isError).toBe(true));
+    await waitFor(() => expect(result.current.names).toEqual(['Brand new.png']));
+  });
+
+  it('while another change is under way, the first to settle does not bring back its old name', async () => {
+    const stored = [specAsset(), specAsset({ id: 30, name: 'charter.pdf', file_type: 'charter_document' })];
+    let answerCharter!: () => void;
+    server.use(
+      http.put(`${platformUrl}/v2/core/assets/11`, () => {
+        stored[0] = specAsset({ name: 'Brand.png' });
+        return HttpResponse.json({ asset: stored[0] });
+      }),
+      http.put(`${platformUrl}/v2/core/assets/30`, async () => {
+        await new Promise<void>((resolve) => (answerCharter = resolve));
+        stored[1] = { ...stored[1]!, name: 'Charter 2026.pdf' };
+        return HttpResponse.json({ asset: stored[1] });
+      }),
+    );
+    platformLists(() => stored);
+    const first = renderList();
+    const second = renderHookWith(() => useUpdateFile(listed), first.services);
+    await waitFor(() => expect(first.result.current.names).toEqual(['logo.png', 'charter.pdf']));
+    act(() => second.result.current.mutate({ file: charter, changes: { name: 'Charter 2026.pdf' } }));
+    act(() => first.result.current.update.mutate({ file: logo, changes: { name: 'Brand.png' } }));
+    await waitFor(() => expect(first.result.current.update.isSuccess).toBe(true));
+    await waitFor(() => expect(first.services.queryClient.isFetching()).toBe(0));
+    expect(first.result.current.names).toEqual(['Brand.png', 'Charter 2026.pdf']);
+    answerCharter();
+    await waitFor(() => expect(second.result.current.isSuccess).toBe(true));
+    await waitFor(() => expect(first.result.current.names).toEqual(['Brand.png', 'Charter 2026.pdf']));
+  });
+
+  it('a delete the platform refused: the list read again shows the file as the platform has it', async () => {
+    const stored = [specAsset()];
+    server.use(
+      http.delete(`${platformUrl}/v2/core/assets/11`, () => {
+        // Renamed elsewhere meanwhile: the ETag the delete sent no longer matches.
+        stored[0] = specAsset({ name: 'Renamed elsewhere.png' });
+        return HttpResponse.json({ errors: ['Changed meanwhile'] }, { status: 412 });
+      }),
+    );
+    platformLists(() => stored);
+    const list = renderList();
+    const deleting = renderHookWith(() => useDeleteLater(listed, () => undefined), list.services);
+    await waitFor(() => expect(list.result.current.names).toEqual(['logo.png']));
+    act(() => deleting.result.current(logo));
+    act(() => void window.dispatchEvent(new Event('pagehide')));
+    await waitFor(() => expect(list.result.current.names).toEqual(['Renamed elsewhere.png']));
   });
 });

@@ -1,7 +1,8 @@
-import { queryOptions, useMutation, useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import { forgetUploads } from '../../../lib/browser-memory';
+import type { FileList } from '../../../lib/file-lists';
 import { ApiError, messageOf, NotReadyYet } from '../../../lib/platform/errors';
-import type { EntityFiles, FileAddress, FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
+import type { FileAddress, FileChanges, StoredFile, Variant } from '../../../lib/platform/model';
 import type { Platform } from '../../../lib/platform/platform';
 import { cropOf } from '../../../../shared/assets/crop';
 import { useServices } from '../../../lib/services';
@@ -84,68 +85,79 @@ function applied(file: StoredFile, changes: FileChanges): StoredFile {
   return { ...rest, ...(crop ? { crop } : {}) };
 }
 
-/**
- * The files of a cached list, changed: an entity's pages (`InfiniteData` of EntityFiles, the
- * entities feature's query) or one list (EntityFiles: files uploaded from this browser). Data of
- * any other shape is left as it is.
- */
-function changeFiles<T>(data: T, change: (files: StoredFile[]) => StoredFile[]): T {
-  if (typeof data !== 'object' || data === null) return data;
-  if ('pages' in data && Array.isArray(data.pages))
-    return { ...data, pages: data.pages.map((page: unknown) => changeFiles(page, change)) };
-  const list = data as Partial<EntityFiles>;
-  return Array.isArray(list.files) ? { ...data, files: change(list.files) } : data;
-}
+/** The list with one file made anew. */
+const replaceIn = (id: number, make: (file: StoredFile) => StoredFile) => (files: StoredFile[]) =>
+  files.map((f) => (f.id === id ? make(f) : f));
 
-const replaceIn = <T>(data: T, id: number, make: (file: StoredFile) => StoredFile) =>
-  changeFiles(data, (files) => files.map((f) => (f.id === id ? make(f) : f)));
+/** The list without one file. */
+const without = (id: number) => (files: StoredFile[]) => files.filter((f) => f.id !== id);
 
 /**
  * Rename, privacy and crop: shown at once in the list's cached data, rolled back if the platform
- * refuses (TanStack Query "optimistic updates"). `listKey` is the query that lists the file. A platform
- * that answers an update without the file (204) is not refused: the adapter reads the file back (C2).
+ * refuses (TanStack Query "optimistic updates"), and the list read again once the platform has answered,
+ * so the page never keeps a guess: a change the platform made though its answer was lost, or made
+ * otherwise than shown. `list` is the cached list that shows the file. A platform that answers an update
+ * without the file (204) is not refused: the adapter reads the file back (C2).
  */
-export function useUpdateFile(listKey: QueryKey) {
+export function useUpdateFile(list: FileList) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
-  const leaveList = useLeaveList(listKey);
+  const leaveList = useLeaveList(list);
+  const mutationKey = [...fileChangesKey, ...list.queryKey];
   return useMutation({
+    mutationKey,
     mutationFn: ({ file, changes }: { file: StoredFile; changes: FileChanges }) =>
       platform.update(file, changes),
     onMutate: async ({ file, changes }) => {
-      await queryClient.cancelQueries({ queryKey: listKey });
-      const before = queryClient.getQueryData(listKey);
-      queryClient.setQueryData(listKey, (data: unknown) =>
-        replaceIn(data, file.id, (f) => applied(f, changes)),
+      await queryClient.cancelQueries({ queryKey: list.queryKey });
+      const before = queryClient.getQueryData(list.queryKey);
+      list.changeFiles(
+        queryClient,
+        replaceIn(file.id, (f) => applied(f, changes)),
       );
       return { before };
     },
     onError: async (error, { file }, context) => {
-      if (context?.before) queryClient.setQueryData(listKey, context.before);
+      if (context?.before) queryClient.setQueryData(list.queryKey, context.before);
       if (!(error instanceof ApiError)) return;
       // Changed elsewhere (412): the card shows the file as it is now, and offers the change again.
       if (error.status === 412) {
         const current = await platform.file(file.id).catch(() => undefined);
         if (current)
-          queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => current));
+          list.changeFiles(
+            queryClient,
+            replaceIn(file.id, () => current),
+          );
         else if (current === null) leaveList(file);
       }
       if (error.status === 404) leaveList(file);
     },
     onSuccess: (stored, { file }) => {
-      // Made, but not read back: the optimistic state stays until the list is read again.
-      if (!stored) return queryClient.invalidateQueries({ queryKey: listKey });
-      queryClient.setQueryData(listKey, (data: unknown) => replaceIn(data, file.id, () => stored));
+      // Made, but not read back: the optimistic state stays until the list is read again (on settling).
+      if (stored)
+        list.changeFiles(
+          queryClient,
+          replaceIn(file.id, () => stored),
+        );
+    },
+    onSettled: () => {
+      // With other changes to the list still under way, the last to settle reads it: a read now would
+      // bring back, for a moment, what they show before the platform has answered them.
+      if (queryClient.isMutating({ mutationKey }) === 1)
+        void queryClient.invalidateQueries({ queryKey: list.queryKey });
     },
   });
 }
+
+/** The mutation keys of changes to files, followed by the key of the list that shows them. */
+const fileChangesKey = ['file-changes'] as const;
 
 /**
  * Undo of a replace: the replacement is removed at once and the file it replaced, whose delete was
  * still waiting, stays in use. If the replacement cannot be removed, both stay and the older one is
  * listed apart as not used.
  */
-export function useUndoReplace(listKey: QueryKey) {
+export function useUndoReplace(list: FileList) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
   return async (file: FileToDelete): Promise<string | null> => {
@@ -159,7 +171,7 @@ export function useUndoReplace(listKey: QueryKey) {
       if (error instanceof ApiError && error.status === 404) return null;
       return `${file.replacedBy.name} could not be removed, so it stays in use: ${messageOf(error)}`;
     } finally {
-      await queryClient.invalidateQueries({ queryKey: listKey });
+      await queryClient.invalidateQueries({ queryKey: list.queryKey });
     }
   };
 }
@@ -168,22 +180,21 @@ export function useUndoReplace(listKey: QueryKey) {
  * A file found deleted elsewhere (404): out of the list now, with a notice in its slot
  * (gone-elsewhere.ts) rather than a card that can no longer do anything.
  */
-export function useLeaveList(listKey: QueryKey) {
+export function useLeaveList(list: FileList) {
   const queryClient = useQueryClient();
   return (file: StoredFile) => {
     goneElsewhere.add(file);
     forgetUploads([file.id]);
-    queryClient.setQueryData(listKey, (data: unknown) =>
-      changeFiles(data, (files) => files.filter((f) => f.id !== file.id)),
-    );
+    list.changeFiles(queryClient, without(file.id));
   };
 }
 
 /**
  * Delete with undo: the file leaves the list at once, and the platform is asked only once the undo
  * window has passed (lib/deferred-actions.ts). A refusal brings the file back with the platform's reason.
+ * Either way the list is read again once the platform has answered, so it shows what the platform has.
  */
-export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
+export function useDeleteLater(list: FileList, onForbidden: () => void) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
   return (file: FileToDelete) =>
@@ -192,21 +203,20 @@ export function useDeleteLater(listKey: QueryKey, onForbidden: () => void) {
         await platform.remove(file, { keepalive: leavingPage });
       } catch (error) {
         if (error instanceof ApiError && error.status === 403) onForbidden();
-        // Kept as evidence of a decision (409 `retained`): final, and the list read again shows it so.
-        if (error instanceof ApiError && error.code === 'retained')
-          void queryClient.invalidateQueries({ queryKey: listKey });
         // Already gone is what was wanted.
-        if (!(error instanceof ApiError && error.status === 404))
+        if (!(error instanceof ApiError && error.status === 404)) {
+          // Kept (as evidence of a decision: 409 `retained`), or changed meanwhile: the list read
+          // again shows the file as the platform has it.
+          void queryClient.invalidateQueries({ queryKey: list.queryKey });
           throw new Error(
             file.replacedBy
               ? `The new file is in place, but ${file.name} could not be removed: ${messageOf(error)}`
               : `${file.name} was not deleted: ${messageOf(error)}`,
           );
+        }
       }
       forgetUploads([file.id]);
-      queryClient.setQueryData(listKey, (data: unknown) =>
-        changeFiles(data, (files) => files.filter((f) => f.id !== file.id)),
-      );
-      await queryClient.invalidateQueries({ queryKey: listKey });
+      list.changeFiles(queryClient, without(file.id));
+      await queryClient.invalidateQueries({ queryKey: list.queryKey });
     });
 }

@@ -2,6 +2,7 @@ import type { StoredFile } from '../../../lib/platform/model';
 import { platformUrl, testConfig } from '../../../testing/platform-double';
 import { renderWithServices, testServices } from '../../../testing/render';
 import { AssetCard } from './asset-card';
+import { shownOnly } from '../../../lib/file-lists';
 
 /** What the card tests and the viewer's share: one card, read-only, on a platform with renditions. */
 
@@ -24,7 +25,7 @@ export const thumbnailUrl = `${platformUrl}/files/assets/12?variant=preview&widt
 export function renderCard(file: StoredFile) {
   renderWithServices(
     <ul>
-      <AssetCard file={file} listKey={['files']} canEdit={false} onForbidden={() => undefined} />
+      <AssetCard file={file} list={shownOnly(['files'])} canEdit={false} onForbidden={() => undefined} />
     </ul>,
     testServices(testConfig({ renditions: true })),
   );

@@ -1,4 +1,5 @@
-import { useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import { lazy, memo, Suspense, useRef, useState, type ReactNode } from 'react';
 import { findFileType } from '../../../../shared/assets/file-types';
 import { hasDraft } from '../../../lib/drafts';
@@ -50,7 +51,7 @@ function factsOf(file: StoredFile): string[] {
 
 export interface AssetCardProps {
   file: StoredFile;
-  listKey: QueryKey;
+  list: FileList;
   canEdit: boolean;
   /** The platform refused a change (403): the page stops offering changes. */
   onForbidden: () => void;
@@ -74,14 +75,14 @@ export interface AssetCardProps {
  * once, before the platform answers) makes a new list, but the other files in it are the same objects,
  * so their cards are not drawn again. On a slow phone with a long list that is most of the time between
  * pressing Enter and seeing the new name (the interaction's INP, performance.md W4). Its callers keep
- * `listKey` and `onForbidden` the same from one drawing to the next for this.
+ * `list` and `onForbidden` the same from one drawing to the next for this.
  */
 export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
-  const { file, listKey, canEdit, onForbidden, keptAs } = props;
+  const { file, list, canEdit, onForbidden, keptAs } = props;
   const [viewing, setViewing] = useState(false);
-  const { update, change } = useFileChange(file, listKey, onForbidden);
-  const crop = useCropEdit(file, listKey, change);
-  const { cardRef, remove } = useRemoval(file, listKey, onForbidden);
+  const { update, change } = useFileChange(file, list, onForbidden);
+  const crop = useCropEdit(file, list, change);
+  const { cardRef, remove } = useRemoval(file, list, onForbidden);
   const rename = useRenaming(file);
   const cropAspect = findFileType(file.fileType)?.cropAspect;
   const preload = usePreloadViewer(file);
@@ -128,12 +129,7 @@ export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
       </div>
       {viewing && (
         <Suspense fallback={null}>
-          <FileViewer
-            file={file}
-            listKey={listKey}
-            onClose={() => setViewing(false)}
-            aside={props.viewerAside}
-          />
+          <FileViewer file={file} list={list} onClose={() => setViewing(false)} aside={props.viewerAside} />
         </Suspense>
       )}
       {crop.source && cropAspect && (
@@ -154,8 +150,8 @@ export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
 });
 
 /** Delete, with undo: the card leaves at once, and focus moves on to what comes next. */
-function useRemoval(file: StoredFile, listKey: QueryKey, onForbidden: () => void) {
-  const deleteFile = useDeleteLater(listKey, onForbidden);
+function useRemoval(file: StoredFile, list: FileList, onForbidden: () => void) {
+  const deleteFile = useDeleteLater(list, onForbidden);
   const cardRef = useRef<HTMLLIElement>(null);
   return {
     cardRef,

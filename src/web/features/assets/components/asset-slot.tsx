@@ -1,4 +1,4 @@
-import type { QueryKey } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import { lazy, Suspense } from 'react';
 import { slotHint, type FileTypeInfo } from '../../../../shared/assets/file-types';
 import type { EntityRef, StoredFile } from '../../../lib/platform/model';
@@ -25,7 +25,7 @@ export interface AssetSlotProps {
   fileType: FileTypeInfo;
   files: StoredFile[];
   /** The query that lists these files. */
-  listKey: QueryKey;
+  list: FileList;
   canEdit: boolean;
   /** The platform refused a change here (403): the page becomes read-only. */
   onForbidden: () => void;
@@ -43,7 +43,7 @@ export interface AssetSlotProps {
  * byte is sent, and refusals say why.
  */
 export function AssetSlot(props: AssetSlotProps) {
-  const { entity, fileType, files, listKey, canEdit, onForbidden, keptAs, sides = false } = props;
+  const { entity, fileType, files, list, canEdit, onForbidden, keptAs, sides = false } = props;
   waitingDeletes.useWaiting();
   const shown = files.filter((file) => !waitingDeletes.isWaiting(deleteKey(file.id)));
   const single = fileType.singleFile;
@@ -51,7 +51,7 @@ export function AssetSlot(props: AssetSlotProps) {
   // A file kept as evidence is never replaced: the new one goes beside it.
   const replaceable = inUse && !keptAs?.(inUse) ? inUse : undefined;
   const nextSide = useNextSide(shown);
-  const uploads = useReplacingUploads({ entity, fileType: fileType.fileType, files, listKey, onForbidden });
+  const uploads = useReplacingUploads({ entity, fileType: fileType.fileType, files, list, onForbidden });
   const headingId = `slot-${fileType.fileType}`;
 
   /** In a one-file slot, every upload replaces the file in use (when there is one). */
@@ -83,7 +83,7 @@ export function AssetSlot(props: AssetSlotProps) {
   return (
     <section className={compact && empty ? 'slot card slot-empty' : 'slot card'} aria-labelledby={headingId}>
       <SlotHead fileType={fileType} headingId={headingId} need={props.need} showRules={canEdit && !compact} />
-      <SlotFiles {...{ fileType, shown, inUse, earlier, listKey, canEdit, onForbidden, keptAs }} />
+      <SlotFiles {...{ fileType, shown, inUse, earlier, list, canEdit, onForbidden, keptAs }} />
       {canEdit && (
         <>
           {sides && <SideChoice side={nextSide.side} onChoose={nextSide.choose} />}
@@ -95,7 +95,7 @@ export function AssetSlot(props: AssetSlotProps) {
             onFiles={accept}
           />
           {/* After the upload control: the next stop from where focus goes once a file is deleted. */}
-          <DeleteNotices entity={entity} fileType={fileType.fileType} listKey={listKey} />
+          <DeleteNotices entity={entity} fileType={fileType.fileType} list={list} />
           {compact && <FoldedRules fileType={fileType} />}
           <MessageList lines={notes} className="notes" role="status" />
           <PhotoWarningStep

@@ -5,6 +5,7 @@ import type { StoredFile } from '../../../lib/platform/model';
 import { renderWithServices } from '../../../testing/render';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { DeleteNotices } from './delete-notices';
+import { shownOnly } from '../../../lib/file-lists';
 
 const product = { type: 'Product' as const, id: 7 };
 const deck: StoredFile = {
@@ -26,7 +27,7 @@ afterEach(() => {
 describe('a delete waiting out its undo window', () => {
   it('is not sent while the pointer rests on its notice or focus is on its Undo, and waits a whole window after', async () => {
     const send = vi.fn(async () => undefined);
-    renderWithServices(<DeleteNotices entity={product} fileType="pitch_deck" listKey={['files']} />);
+    renderWithServices(<DeleteNotices entity={product} fileType="pitch_deck" list={shownOnly(['files'])} />);
     act(() => waitingDeletes.later(deleteKey(deck.id), deck, send));
     const notice = screen.getByText(/^Deleted deck\.pdf\./);
 

@@ -1,4 +1,4 @@
-import type { QueryKey } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import { useState } from 'react';
 import type { EntityRef } from '../../../lib/platform/model';
 import { useUndoReplace } from '../api/asset-queries';
@@ -14,11 +14,11 @@ import { deleteKey, type FileToDelete, waitingDeletes } from '../pending-deletes
 export function DeleteNotices({
   entity,
   fileType,
-  listKey,
+  list,
 }: {
   entity: EntityRef;
   fileType: string;
-  listKey: QueryKey;
+  list: FileList;
 }) {
   const here = waitingDeletes
     .useWaiting()
@@ -27,7 +27,7 @@ export function DeleteNotices({
         item.fileType === fileType && item.entity.type === entity.type && item.entity.id === entity.id,
     );
   const gone = useGoneElsewhere(entity, fileType);
-  const undoReplace = useUndoReplace(listKey);
+  const undoReplace = useUndoReplace(list);
   const [undoProblem, setUndoProblem] = useState<string | null>(null);
 
   async function undo(file: FileToDelete) {

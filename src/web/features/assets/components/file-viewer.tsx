@@ -1,4 +1,5 @@
-import { useQuery, useQueryClient, type QueryClient, type QueryKey } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import {
   lazy,
   Suspense,
@@ -185,28 +186,26 @@ function DownloadButton({ file }: { file: StoredFile }) {
 /**
  * A file shown inside the app: an image to zoom, move and turn, with its crop outlined; a PDF page by
  * page; text; a CSV file as a table; anything else as what it is, with Download. Every file has
- * Download (the original, under its safe name). With `listKey`, the other files of the same entity in
+ * Download (the original, under its safe name). With `list`, the other files of the same entity in
  * that list are a click (Previous, Next) or a key (← →) away. Everything comes through the files'
  * signed download URLs. `aside` sits beside the file (the admins' decision form in the review queue).
  * Loaded on demand: no viewer code on the first page.
  */
 export default function FileViewer({
   file: opened,
-  listKey,
+  list,
   onClose,
   aside,
 }: {
   file: StoredFile;
-  listKey?: QueryKey;
+  list?: FileList;
   onClose: () => void;
   aside?: ReactNode;
 }) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
   // The list as it is when the viewer opens: files uploaded or deleted meanwhile do not move it.
-  const [files] = useState(() =>
-    listKey ? filesBeside(opened, queryClient.getQueryData(listKey)) : [opened],
-  );
+  const [files] = useState(() => (list ? filesBeside(opened, list.files(queryClient)) : [opened]));
   const [currentId, setCurrentId] = useState(opened.id);
   const index = Math.max(
     0,

@@ -6,6 +6,7 @@ import { renderWithServices } from '../../../testing/render';
 import { productFile } from '../../../testing/render-slot';
 import { missingSide } from './licence-side';
 import { SlotFiles } from './slot-files';
+import { shownOnly } from '../../../lib/file-lists';
 
 platformDouble();
 
@@ -23,7 +24,7 @@ function slotFiles(
       shown={shown}
       inUse={shown[0]}
       earlier={earlier}
-      listKey={['files']}
+      list={shownOnly(['files'])}
       canEdit={false}
       onForbidden={noAnswer}
       keptAs={keptAs}

@@ -1,11 +1,11 @@
-import type { QueryKey } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import type { FileTypeInfo } from '../../../../shared/assets/file-types';
 import { documentLabel, sideOf } from '../../../lib/document-label';
 import type { StoredFile } from '../../../lib/platform/model';
 import { AssetCard } from './asset-card';
 
 interface CardProps {
-  listKey: QueryKey;
+  list: FileList;
   canEdit: boolean;
   onForbidden: () => void;
   keptAs?: (file: StoredFile) => string | undefined;
@@ -80,7 +80,7 @@ function SlotCard({ file, kind, ...card }: CardProps & { file: StoredFile; kind?
   return (
     <AssetCard
       file={file}
-      listKey={card.listKey}
+      list={card.list}
       canEdit={card.canEdit}
       onForbidden={card.onForbidden}
       kind={kind}

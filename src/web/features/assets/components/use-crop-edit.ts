@@ -1,4 +1,4 @@
-import type { QueryKey } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import { useState } from 'react';
 import type { Crop } from '../../../../shared/assets/crop';
 import { ApiError, messageOf } from '../../../lib/platform/errors';
@@ -11,9 +11,9 @@ import { useLeaveList } from '../api/asset-queries';
  * leaves the list; another failure is said on the card), and the new crop (or none) is saved in
  * the file's `meta`.
  */
-export function useCropEdit(file: StoredFile, listKey: QueryKey, change: (changes: FileChanges) => void) {
+export function useCropEdit(file: StoredFile, list: FileList, change: (changes: FileChanges) => void) {
   const { platform } = useServices();
-  const leaveList = useLeaveList(listKey);
+  const leaveList = useLeaveList(list);
   // The original's address while the dialog is open.
   const [source, setSource] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

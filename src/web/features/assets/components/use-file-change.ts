@@ -1,4 +1,4 @@
-import type { QueryKey } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import { ApiError } from '../../../lib/platform/errors';
 import type { FileChanges, StoredFile } from '../../../lib/platform/model';
 import { useUpdateFile } from '../api/asset-queries';
@@ -9,8 +9,8 @@ import { privacyWarnings } from '../privacy-warnings';
  * private loses its privacy warning, and a 403 makes the page read-only. `update` is the mutation,
  * for its error and whether it is under way.
  */
-export function useFileChange(file: StoredFile, listKey: QueryKey, onForbidden: () => void) {
-  const update = useUpdateFile(listKey);
+export function useFileChange(file: StoredFile, list: FileList, onForbidden: () => void) {
+  const update = useUpdateFile(list);
   const change = (changes: FileChanges, onSettled?: () => void) =>
     update.mutate(
       { file, changes },

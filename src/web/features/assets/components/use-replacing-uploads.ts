@@ -1,4 +1,5 @@
-import { useQueryClient, type QueryKey } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
+import type { FileList } from '../../../lib/file-lists';
 import { useEffect, useRef } from 'react';
 import { rememberUpload } from '../../../lib/browser-memory';
 import type { EntityRef, StoredFile } from '../../../lib/platform/model';
@@ -15,14 +16,14 @@ export function useReplacingUploads({
   entity,
   fileType,
   files,
-  listKey,
+  list,
   onForbidden,
 }: {
   entity: EntityRef;
   fileType: string;
   /** The slot's files as listed now. */
   files: StoredFile[];
-  listKey: QueryKey;
+  list: FileList;
   onForbidden: () => void;
 }) {
   const queryClient = useQueryClient();
@@ -31,7 +32,7 @@ export function useReplacingUploads({
   useEffect(() => {
     latest.current = files;
   }, [files]);
-  const deleteLater = useDeleteLater(listKey, onForbidden);
+  const deleteLater = useDeleteLater(list, onForbidden);
 
   /**
    * The new file is stored: now, and only now, the one it replaces goes — after the same undo window
@@ -50,7 +51,7 @@ export function useReplacingUploads({
     onUploaded: ({ file, privacyNotApplied }, { replaces }) => {
       rememberUpload(entity, file.id);
       if (privacyNotApplied) privacyWarnings.add(file.id);
-      void queryClient.invalidateQueries({ queryKey: listKey });
+      void queryClient.invalidateQueries({ queryKey: list.queryKey });
       if (replaces?.length) replace(replaces, file);
     },
     onForbidden,

@@ -1,6 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FileList } from '../../../lib/file-lists';
 import type { StoredFile } from '../../../lib/platform/model';
 import { ServicesContext } from '../../../lib/services';
 import { http, HttpResponse, mockPlatform, platformUrl, testConfig } from '../../../testing/platform-double';
@@ -69,22 +70,16 @@ function platformWith(bytes: Record<number, string>) {
   return asked;
 }
 
-/** The entity's files as its page lists them (one query), each with its card. */
+/** The entity's files as its page lists them, each with its card. */
 function renderCards(files: StoredFile[]) {
   const services = testServices(testConfig({ renditions: true }));
-  services.queryClient.setQueryData(['files'], { ref: entity, files });
+  const list: FileList = { queryKey: ['files'], files: () => files, changeFiles: () => undefined };
   render(
     <ServicesContext value={services}>
       <QueryClientProvider client={services.queryClient}>
         <ul>
           {files.map((file) => (
-            <AssetCard
-              key={file.id}
-              file={file}
-              listKey={['files']}
-              canEdit={false}
-              onForbidden={() => undefined}
-            />
+            <AssetCard key={file.id} file={file} list={list} canEdit={false} onForbidden={() => undefined} />
           ))}
         </ul>
       </QueryClientProvider>

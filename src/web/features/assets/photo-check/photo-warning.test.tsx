@@ -16,6 +16,7 @@ import {
 import { testServices } from '../../../testing/render';
 import { AssetSlot } from '../components/asset-slot';
 import { PhotoCheckerContext, type PhotoChecker, type PhotoVerdict } from './photo-checker';
+import { shownOnly } from '../../../lib/file-lists';
 
 const server = mockPlatform();
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -111,7 +112,7 @@ function renderLicenceSlot(checker: PhotoChecker) {
             entity={accreditation}
             fileType={licence}
             files={[]}
-            listKey={['files', 'Accreditation', 5]}
+            list={shownOnly(['files', 'Accreditation', 5])}
             canEdit
             onForbidden={() => undefined}
           />

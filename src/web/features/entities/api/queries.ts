@@ -7,6 +7,8 @@ import {
 import { useEffect, useRef } from 'react';
 import { fileTypesFor } from '../../../../shared/assets/file-types';
 import { forgetUploads, keepFor, uploadsHere } from '../../../lib/browser-memory';
+import type { FileList } from '../../../lib/file-lists';
+import type { FirstResponses } from '../../../lib/platform/first-responses';
 import type { EntityFiles, EntityRef, StoredFile } from '../../../lib/platform/model';
 import type { Platform } from '../../../lib/platform/platform';
 
@@ -18,11 +20,15 @@ export const entityKeys = {
   uploadedHere: (ref: EntityRef) => [...entityKeys.files(ref), 'uploaded-here'] as const,
 };
 
-export const accountQuery = (platform: Platform) =>
+/**
+ * The signed-in user and what they own. `first`: the answers the page's start asked for, which the
+ * first page's query takes (app/first-paint.ts); every other read asks the platform.
+ */
+export const accountQuery = (platform: Platform, first?: FirstResponses) =>
   queryOptions({
     queryKey: entityKeys.account(),
     queryFn: async () => {
-      const account = await platform.account();
+      const account = await platform.account(first);
       if (account) keepFor(account.user.id);
       return account;
     },
@@ -34,13 +40,14 @@ export const accountQuery = (platform: Platform) =>
  * they came (useInfiniteQuery; reading it again reads every page loaded so far), and the app sees
  * them as one list (`joinPages`). The first page also brings the file in use in each single-file
  * slot, which on a long list may be pages away: newest first, a logo uploaded before 100 financial
- * documents is not on the first page.
+ * documents is not on the first page. `first`: as for `accountQuery`.
  */
-export const entityFilesQuery = (platform: Platform, ref: EntityRef) =>
+export const entityFilesQuery = (platform: Platform, ref: EntityRef, first?: FirstResponses) =>
   infiniteQueryOptions({
     queryKey: entityKeys.files(ref),
     queryFn: async ({ pageParam }): Promise<EntityFiles> => {
-      if (pageParam === undefined) return platform.entityFiles(ref, { newestOf: singleFileTypes(ref) });
+      if (pageParam === undefined)
+        return platform.entityFiles(ref, { newestOf: singleFileTypes(ref), first });
       const { items, next } = await platform.moreFiles(ref, pageParam);
       return { ref, files: items, ...(next ? { next } : {}) };
     },
@@ -107,3 +114,39 @@ export const uploadedHereQuery = (platform: Platform, ref: EntityRef) =>
       return { ref, files: found.filter((file): file is StoredFile => file !== null) };
     },
   });
+
+/** The pages of an entity's files, as `entityFilesQuery` caches them. */
+type FilePages = InfiniteData<EntityFiles, string | undefined>;
+
+/** A list's files changed, the rest of it as it was; a list the platform does not give stays so. */
+const withFiles = (list: EntityFiles, change: (files: StoredFile[]) => StoredFile[]): EntityFiles =>
+  list.files === null ? list : { ...list, files: change(list.files) };
+
+/**
+ * An entity's files as `entityFilesQuery` caches them (its pages), for the assets feature to show
+ * changes in (lib/file-lists.ts). A change keeps the pages as they are: each file stays on its own.
+ */
+export function entityFileList(ref: EntityRef): FileList {
+  const queryKey = entityKeys.files(ref);
+  return {
+    queryKey,
+    files: (queryClient) =>
+      queryClient.getQueryData<FilePages>(queryKey)?.pages.flatMap((page) => page.files ?? []) ?? [],
+    changeFiles: (queryClient, change) =>
+      queryClient.setQueryData<FilePages>(
+        queryKey,
+        (data) => data && { ...data, pages: data.pages.map((page) => withFiles(page, change)) },
+      ),
+  };
+}
+
+/** The files uploaded from this browser, as `uploadedHereQuery` caches them: `entityFileList`'s twin. */
+export function uploadedHereList(ref: EntityRef): FileList {
+  const queryKey = entityKeys.uploadedHere(ref);
+  return {
+    queryKey,
+    files: (queryClient) => queryClient.getQueryData<EntityFiles>(queryKey)?.files ?? [],
+    changeFiles: (queryClient, change) =>
+      queryClient.setQueryData<EntityFiles>(queryKey, (data) => data && withFiles(data, change)),
+  };
+}
