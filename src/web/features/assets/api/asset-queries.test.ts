@@ -3,9 +3,16 @@ import { act, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { EntityFiles } from '../../../lib/platform/model';
 import { readFile } from '../../../lib/platform/read-shapes';
-import { http, HttpResponse, platformDouble, platformUrl, specAsset } from '../../../testing/platform-double';
+import {
+  http,
+  HttpResponse,
+  platformDouble,
+  platformUrl,
+  specAsset,
+  testConfig,
+} from '../../../testing/platform-double';
 import { useServices } from '../../../lib/services';
-import { renderHookWith } from '../../../testing/render';
+import { renderHookWith, testServices } from '../../../testing/render';
 import { productFiles, productUploadedHere } from '../../../testing/render-slot';
 import { useDeleteLater, useUpdateFile } from './asset-queries';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
@@ -60,6 +67,54 @@ describe('rename, privacy and crop show at once', () => {
     expect(shown()).toMatchObject({ private: true, crop: { x: 1, y: 2, width: 3, height: 4 } });
     // The look changed: a preview address asked for before would be stale.
     expect(shown().version).not.toBe(logo.version);
+  });
+});
+
+describe('two changes to one file, the second made while the first is on its way', () => {
+  it('are sent one after the other, the second with the version the first one’s answer gave', async () => {
+    // The platform as it is: a change names the version it was made on, else it is refused (412).
+    let stored = specAsset({ etag: '"v1"' });
+    const sentWith: (string | null)[] = [];
+    let answerRename!: () => void;
+    server.use(
+      http.put(`${platformUrl}/v2/core/assets/11`, async ({ request }) => {
+        const ifMatch = request.headers.get('if-match');
+        sentWith.push(ifMatch);
+        const { asset } = (await request.json()) as { asset: { name?: string; private?: boolean } };
+        if (asset.name) await new Promise<void>((resolve) => (answerRename = resolve));
+        if (ifMatch !== stored.etag)
+          return HttpResponse.json(
+            { type: 'about:blank', title: 'Precondition Failed', status: 412, code: 'precondition_failed' },
+            { status: 412, headers: { 'content-type': 'application/problem+json' } },
+          );
+        stored = { ...stored, ...asset, etag: `"v${sentWith.length + 1}"` };
+        return HttpResponse.json({ asset: stored }, { headers: { etag: stored.etag } });
+      }),
+    );
+    const list = productUploadedHere;
+    const file = readFile(stored)!;
+    const { result, services } = renderHookWith(
+      () => useUpdateFile(list, file.id),
+      testServices(testConfig({ ifMatch: true })),
+    );
+    services.queryClient.setQueryData<EntityFiles>(list.queryKey, {
+      ref: { type: 'Product', id: 7 },
+      files: [file],
+    });
+    const shown = () => services.queryClient.getQueryData<EntityFiles>(list.queryKey)!.files![0]!;
+
+    act(() => result.current.mutate({ file, changes: { name: 'Brand.png' } }));
+    await waitFor(() => expect(sentWith).toHaveLength(1));
+    act(() => result.current.mutate({ file, changes: { private: true } }));
+    // Both show at once, before the platform has answered either.
+    await waitFor(() => expect(shown()).toMatchObject({ name: 'Brand.png', private: true }));
+    expect(sentWith).toHaveLength(1);
+
+    answerRename();
+    await waitFor(() => expect(sentWith).toHaveLength(2));
+    await waitFor(() => expect(result.current.isSuccess).toBe(true));
+    expect(sentWith).toEqual(['"v1"', '"v2"']);
+    expect(stored).toMatchObject({ name: 'Brand.png', private: true });
   });
 });
 

@@ -99,15 +99,22 @@ const without = (id: number) => (files: StoredFile[]) => files.filter((f) => f.i
  * otherwise than shown. `list` is the cached list that shows the file. A platform that answers an update
  * without the file (204) is not refused: the adapter reads the file back (C2).
  */
-export function useUpdateFile(list: FileList) {
+export function useUpdateFile(list: FileList, fileId?: number) {
   const { platform } = useServices();
   const queryClient = useQueryClient();
   const leaveList = useLeaveList(list);
   const mutationKey = [...fileChangesKey, ...list.queryKey];
   return useMutation({
     mutationKey,
-    mutationFn: ({ file, changes }: { file: StoredFile; changes: FileChanges }) =>
-      platform.update(file, changes),
+    // One file's changes go to the platform one after another (each still shows at once): a second
+    // change made while the first is on its way (renamed, then made private at once) is sent with the
+    // version the first one's answer gave, not the one both started from, which the platform would
+    // refuse as changed elsewhere (412).
+    scope: fileId === undefined ? undefined : { id: `file-changes-${fileId}` },
+    mutationFn: ({ file, changes }: { file: StoredFile; changes: FileChanges }) => {
+      const latest = list.files(queryClient).find((f) => f.id === file.id);
+      return platform.update({ ...file, etag: latest?.etag ?? file.etag }, changes);
+    },
     onMutate: async ({ file, changes }) => {
       await queryClient.cancelQueries({ queryKey: list.queryKey });
       const before = queryClient.getQueryData(list.queryKey);

@@ -10,7 +10,7 @@ import { privacyWarnings } from '../privacy-warnings';
  * for its error and whether it is under way.
  */
 export function useFileChange(file: StoredFile, list: FileList, onForbidden: () => void) {
-  const update = useUpdateFile(list);
+  const update = useUpdateFile(list, file.id);
   const change = (changes: FileChanges, onSettled?: () => void) =>
     update.mutate(
       { file, changes },
