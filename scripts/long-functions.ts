@@ -25,8 +25,8 @@ export interface LongFunction {
   whole?: string;
 }
 
-/** What a head comment says after "Stays whole:", up to the end of its sentence. */
-const wholeMarker = /Stays whole:\s*([^.]*)/;
+/** What a head comment says after "Stays whole:", up to the end of its sentence (a dot not in a name). */
+const wholeMarker = /Stays whole:\s*(.*?)(?:\.(?:\s|$)|$)/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -58,10 +58,11 @@ function headComments(node: ts.Node, text: string): string[] {
   for (let up = node.parent; up && !ts.isSourceFile(up) && !ts.isBlock(up); up = up.parent) holders.push(up);
   const body = (node as ts.FunctionLikeDeclaration).body;
   if (body && ts.isBlock(body) && body.statements[0]) holders.push(body.statements[0]);
-  return holders.flatMap((holder) =>
-    (ts.getLeadingCommentRanges(text, holder.getFullStart()) ?? []).map((range) =>
-      text.slice(range.pos, range.end),
-    ),
+  // A holder's comments read as one: a reason may run over several `//` lines.
+  return holders.map((holder) =>
+    (ts.getLeadingCommentRanges(text, holder.getFullStart()) ?? [])
+      .map((range) => text.slice(range.pos, range.end))
+      .join('\n'),
   );
 }
 

@@ -60,6 +60,8 @@ export interface RenditionCache {
 /** Sizes remembered at most; past that the memory starts afresh (a miss only costs one `stat`). */
 const maxRememberedSizes = 10_000;
 
+// Stays whole: the RenditionCache's methods in the interface's order, each short, over one root folder and
+// one size memo in this closure.
 export function createRenditionCache(rootDir: string): RenditionCache {
   const root = resolve(rootDir);
   const current = join(root, generation);
