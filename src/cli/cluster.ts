@@ -134,7 +134,25 @@ async function main() {
   mkdirSync(join(clusterDir, 'nginx'), { recursive: true });
   if (withWeb) buildWebAppIfNeeded();
   await ensureDatabase();
-  const shared: NodeJS.ProcessEnv = {
+  const shared = await sharedEnv();
+  let ready = false;
+  // A restarted instance's new pid is written at once, once cluster.json is there.
+  const members = await startInstances(shared, () => {
+    if (ready) nginx.writeState();
+  });
+  const nginx = await startNginx(members);
+  if (withWeb) await startProxy();
+  if (programs.isStopping()) return;
+
+  ready = true;
+  nginx.writeState();
+  watchRotation({ members, apply: nginx.applyRotation });
+  printSummary(members, shared, nginx.accessLog);
+}
+
+/** What every instance shares: the database, Redis, the signing key, the bucket and the URLs. */
+async function sharedEnv(): Promise<NodeJS.ProcessEnv> {
+  return {
     DATABASE_URL: databaseUrl,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     SIGNING_KEY: signingKey(),
@@ -145,10 +163,15 @@ async function main() {
     DEMO_SEED: process.env.DEMO_SEED ?? '1',
     ...(await bucketEnv()),
   };
+}
 
+/**
+ * The platform instances, started again when they stop (`restarted` is told of each new process),
+ * answered once all are ready.
+ */
+async function startInstances(shared: NodeJS.ProcessEnv, restarted: () => void) {
   /** Each instance as it is now: its current process (a restart replaces it), in rotation or not. */
   const members: Instance[] = [];
-  let ready = false;
   for (let i = 1; i <= instances; i++) {
     const port = nginxPort + i;
     const member: Instance = {
@@ -167,7 +190,7 @@ async function main() {
       onStart: (child) => {
         member.child = child;
         // Whatever reads the pids (an operator's kill, a test) sees the new one at once.
-        if (ready) writeState();
+        restarted();
       },
     });
     // The first one migrates and seeds; the others then start side by side.
@@ -177,7 +200,14 @@ async function main() {
   await Promise.all(
     members.map(({ url, name, child }) => programs.waitFor(`${url}/readyz`, name, { seconds: 120, child })),
   );
+  return members;
+}
 
+/**
+ * nginx in front of the instances, answered once it listens: its configuration (a new generation
+ * at each change of rotation) and cluster.json, which says where everything is.
+ */
+async function startNginx(members: Instance[]) {
   const nginxPrefix = join(clusterDir, 'nginx');
   const nginxConf = join(nginxPrefix, 'nginx.conf');
   let generation = 1;
@@ -252,37 +282,39 @@ async function main() {
     }
     writeState();
   }
-  const nginxServes = (expected: number) =>
-    fetch(`${publicUrl}/_cluster/generation`).then(
-      async (answer) => (await answer.text()) === String(expected),
-      () => false,
-    );
 
-  if (withWeb) {
-    programs.start({
-      name: 'proxy',
-      args: ['--import', 'tsx', 'src/proxy/main.ts'],
-      env: {
-        WEB_HOST: webHost,
-        WEB_PORT: String(webPort),
-        WEB_PUBLIC_URL: webUrl,
-        PLATFORM_BASE_URL: publicUrl,
-        OAUTH_CLIENT_SECRET_FILE:
-          process.env.OAUTH_CLIENT_SECRET_FILE ?? join(clusterDir, 'instance-1', 'web-client.json'),
-      },
-      essential: true,
-    });
-    await programs.waitFor(`${webUrl}/app-config.json`, 'The web app');
-  }
-  if (programs.isStopping()) return;
+  return { writeState, applyRotation, accessLog: join(nginxPrefix, 'access.log') };
+}
 
-  ready = true;
-  writeState();
-  watchRotation({ members, apply: applyRotation });
+const nginxServes = (expected: number) =>
+  fetch(`${publicUrl}/_cluster/generation`).then(
+    async (answer) => (await answer.text()) === String(expected),
+    () => false,
+  );
+
+/** The token-exchange proxy serving the web app, answered once it serves its settings. */
+async function startProxy() {
+  programs.start({
+    name: 'proxy',
+    args: ['--import', 'tsx', 'src/proxy/main.ts'],
+    env: {
+      WEB_HOST: webHost,
+      WEB_PORT: String(webPort),
+      WEB_PUBLIC_URL: webUrl,
+      PLATFORM_BASE_URL: publicUrl,
+      OAUTH_CLIENT_SECRET_FILE:
+        process.env.OAUTH_CLIENT_SECRET_FILE ?? join(clusterDir, 'instance-1', 'web-client.json'),
+    },
+    essential: true,
+  });
+  await programs.waitFor(`${webUrl}/app-config.json`, 'The web app');
+}
+
+function printSummary(members: Instance[], shared: NodeJS.ProcessEnv, accessLog: string) {
   console.log(`
   Asset Manager cluster: ${instances} platform instance${instances === 1 ? '' : 's'} behind nginx
   ${withWeb ? `Open ${webUrl}` : 'No web app (--no-web)'}
-  Platform through nginx: ${publicUrl} (access log: ${join(nginxPrefix, 'access.log')})
+  Platform through nginx: ${publicUrl} (access log: ${accessLog})
 ${members.map(({ name, url, child }) => `    ${name}: ${url} (pid ${child?.pid})`).join('\n')}
   PostgreSQL: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}   Redis: ${shared.REDIS_URL}   Bucket: ${shared.S3_ENDPOINT ?? process.env.S3_ENDPOINT}
   An instance that stops is started again; one whose /readyz fails leaves nginx's rotation until it passes.

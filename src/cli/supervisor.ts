@@ -26,6 +26,9 @@ export interface Program {
 /**
  * The programs of one command, each its own process talking real HTTP, stopped together: Ctrl-C (or
  * SIGTERM) stops them all, and the command exits once they have.
+ *
+ * Stays whole: start, stop and waitFor share the set of running children and the pending restarts of this
+ * closure.
  */
 export function createSupervisor(baseEnv: NodeJS.ProcessEnv) {
   /** The current process of each program (a restarted one replaces its predecessor). */

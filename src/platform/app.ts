@@ -224,8 +224,9 @@ function startAndStop(
     await db.destroy();
     await shared.close();
     storage.close();
-    // What waits goes out now; standard output stays open for the lines of the stop that follow.
-    output?.flush();
+    // What waits goes out now and the batch timer stops; standard output stays open for the lines
+    // of the stop that follow.
+    output?.close();
   });
 }
 

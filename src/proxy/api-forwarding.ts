@@ -145,11 +145,16 @@ function refusalOf(path: string): { status: 400 | 404; detail: string } | undefi
  * `PLATFORM_API_VIA_PROXY`: the app's API calls go to the proxy, which sends them on to the platform
  * (@fastify/reply-from over undici), so a platform whose CORS does not admit the app still serves it.
  * Bodies stream both ways and are never held whole: a 100 MB upload passes through in small pieces.
+ *
+ * Stays whole: the forwarding's routes share one scope (its body parser, rate budget and reply-from), and
+ * are a flat table in that scope's plugin below.
  */
 export async function installApiForwarding(app: FastifyInstance, config: ProxyConfig) {
   const platform = new URL(config.platformBaseUrl);
   const basePath = platform.pathname.replace(/\/+$/, '');
 
+  // Stays whole: one scope for the forwarding, so that its body parser and rate budget stay out of the
+  // proxy's own routes; inside it, a flat table of routes.
   await app.register(async (api) => {
     // The body is not parsed here: whatever arrives is passed on as a stream.
     api.removeAllContentTypeParsers();

@@ -158,6 +158,8 @@ function failureOf(result: Extract<ExchangeResult, { ok: false }>) {
   );
 }
 
+// Stays whole: a flat table of the two endpoints and their method fallbacks behind one content-type parser
+// and one rate budget, which are this scope's.
 export async function oauthRoutes(
   app: FastifyInstance,
   {

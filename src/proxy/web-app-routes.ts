@@ -135,7 +135,12 @@ function shellFor(request: FastifyRequest, path: string, view: PlatformView | nu
   };
 }
 
-/** Installed on the root instance itself: its not-found handler is the whole server's SPA fallback. */
+/**
+ * Installed on the root instance itself: its not-found handler is the whole server's SPA fallback.
+ *
+ * Stays whole: a flat table of the proxy's web routes (static files, settings, the index page and the SPA
+ * fallback), each a few lines, sharing the template and the encoded pages.
+ */
 export async function installWebApp(
   app: FastifyInstance,
   config: ProxyConfig,

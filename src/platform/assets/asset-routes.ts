@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
-import { idParams, problems, readByHandler } from '../http/route-schemas';
+import { idParams, problems, readByHandler, type ZodRoutes } from '../http/route-schemas';
 import type { PlatformContext } from '../context';
 import { assetWithOwnerById, thumbnailIdOf } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound } from '../http/errors';
@@ -121,9 +121,16 @@ export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: Pl
   );
 }
 
+/** An asset's own routes: read, update, delete and its download URL. */
 export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
+  registerRead(route, ctx);
+  registerUpdate(route, ctx);
+  registerDelete(route, ctx);
+  registerDownloadUrl(route, ctx);
+}
 
+function registerRead(route: ZodRoutes, ctx: PlatformContext) {
   route.get(
     '/v2/core/assets/:id',
     {
@@ -143,7 +150,9 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       return { asset: toApiAsset(row, row.thumbnail_id ?? null) };
     },
   );
+}
 
+function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
   route.put(
     '/v2/core/assets/:id',
     {
@@ -189,7 +198,9 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       return { asset: toApiAsset(updated, await thumbnailIdOf(ctx.db, updated.id)) };
     },
   );
+}
 
+function registerDelete(route: ZodRoutes, ctx: PlatformContext) {
   route.delete(
     '/v2/core/assets/:id',
     {
@@ -238,7 +249,9 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
       return reply.code(204).send();
     },
   );
+}
 
+function registerDownloadUrl(route: ZodRoutes, ctx: PlatformContext) {
   route.get(
     '/v2/core/assets/:id/download_url',
     {

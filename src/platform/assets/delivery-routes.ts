@@ -48,6 +48,42 @@ function rangeOf(request: FastifyRequest, etag: string, size: number) {
   return ranges[0];
 }
 
+/** GET and HEAD of a download URL, for validation and the OpenAPI document. */
+const deliverySchema = {
+  summary: 'Download a file by the signed URL of GET /v2/core/assets/{id}/download_url',
+  description:
+    'The signature is the credential: no bearer token. Range, If-Range and If-None-Match are honoured. ' +
+    'A URL stops working when it expires, and at once when its asset is deleted, made private or ' +
+    'public, or (for variant=cropped) given another crop.',
+  tags: ['assets'],
+  params: idParams,
+  querystring: z.object({
+    variant: z.enum(variants),
+    width: z.coerce.number().int().positive().optional().describe('Renditions: the rounded width.'),
+    disposition: z
+      .enum(['attachment'])
+      .optional()
+      .describe('Sent as an attachment (saved, not shown), when download_url was asked so.'),
+    expires: z.coerce.number().int().positive().describe('Unix seconds.'),
+    signature: z.string().min(1),
+  }),
+  response: {
+    200: bytes('The file, or its rendition (WebP).'),
+    302: noBody.describe(
+      'With S3_DELIVERY=redirect: the file at a URL of the bucket that works for 60 s (Location).',
+    ),
+    206: bytes('One range of the file (Content-Range says which).'),
+    304: noBody.describe('Not modified: the If-None-Match ETag is current.'),
+    403: problem('A signature that does not match, a link that expired or was ended by a change.'),
+    404: problem('An id that is not a plain decimal number, or a file deleted while being sent.'),
+    409: problem(
+      'A rendition whose crop changed while it was being sent; ask for a new link. A thumbnail still being made (thumbnail_pending, with Retry-After).',
+    ),
+    416: noBody.describe('No range satisfiable; Content-Range: bytes */size.'),
+    422: problem('A query that is not a download URL (a parameter missing or malformed).'),
+  },
+};
+
 /**
  * The file delivery behind download URLs. The signature is the only credential (no bearer token),
  * so it lives outside /v2/core. Answers are sandboxed: a file can never run as a page of ours.
@@ -56,40 +92,7 @@ export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: Platf
   app.withTypeProvider<ZodTypeProvider>().route({
     method: ['GET', 'HEAD'],
     url: deliveryPath(':id' as unknown as number),
-    schema: {
-      summary: 'Download a file by the signed URL of GET /v2/core/assets/{id}/download_url',
-      description:
-        'The signature is the credential: no bearer token. Range, If-Range and If-None-Match are honoured. ' +
-        'A URL stops working when it expires, and at once when its asset is deleted, made private or ' +
-        'public, or (for variant=cropped) given another crop.',
-      tags: ['assets'],
-      params: idParams,
-      querystring: z.object({
-        variant: z.enum(variants),
-        width: z.coerce.number().int().positive().optional().describe('Renditions: the rounded width.'),
-        disposition: z
-          .enum(['attachment'])
-          .optional()
-          .describe('Sent as an attachment (saved, not shown), when download_url was asked so.'),
-        expires: z.coerce.number().int().positive().describe('Unix seconds.'),
-        signature: z.string().min(1),
-      }),
-      response: {
-        200: bytes('The file, or its rendition (WebP).'),
-        302: noBody.describe(
-          'With S3_DELIVERY=redirect: the file at a URL of the bucket that works for 60 s (Location).',
-        ),
-        206: bytes('One range of the file (Content-Range says which).'),
-        304: noBody.describe('Not modified: the If-None-Match ETag is current.'),
-        403: problem('A signature that does not match, a link that expired or was ended by a change.'),
-        404: problem('An id that is not a plain decimal number, or a file deleted while being sent.'),
-        409: problem(
-          'A rendition whose crop changed while it was being sent; ask for a new link. A thumbnail still being made (thumbnail_pending, with Retry-After).',
-        ),
-        416: noBody.describe('No range satisfiable; Content-Range: bytes */size.'),
-        422: problem('A query that is not a download URL (a parameter missing or malformed).'),
-      },
-    },
+    schema: deliverySchema,
     handler: async (request, reply) => {
       const { id } = request.params;
       const { variant, width, disposition: wanted, expires, signature } = request.query;

@@ -23,6 +23,8 @@ export interface UploadLimits {
  *
  * The rate is read from the socket's byte count, so a body is judged by what the client sent,
  * whatever reads it (the multipart reader, or Fastify's JSON parser).
+ *
+ * Stays whole: admit, abortableBody and signalOf share the per-request signals of this closure.
  */
 export function createUploadGuard(limits: UploadLimits, slots: UploadSlots, refusedBodyBytes: number) {
   const signals = new WeakMap<IncomingMessage, AbortSignal>();

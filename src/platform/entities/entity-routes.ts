@@ -8,7 +8,7 @@ import { assetableTypes, type AssetableType } from '../../shared/api/me';
 import { assetPageSizes } from '../../shared/api/paging';
 import { productListSchema, productPartSchema, productSchema } from '../../shared/api/products';
 import { fileTypeNames, fileTypes } from '../../shared/assets/file-types';
-import { idParams, problems } from '../http/route-schemas';
+import { idParams, problems, type ZodRoutes } from '../http/route-schemas';
 import type { PlatformContext } from '../context';
 import { productOf, productParts } from '../db/repositories/entities';
 import { notFound } from '../http/errors';
@@ -111,67 +111,73 @@ async function entityBody(ctx: PlatformContext, request: FastifyRequest, entity:
  */
 export async function entityRoutes(app: FastifyInstance, { ctx, assetPage }: EntityRouteOptions) {
   const route = app.withTypeProvider<ZodTypeProvider>();
+  for (const type of assetableTypes) registerEntity(route, { ctx, assetPage }, type);
+  registerFileTypes(route);
+  registerProducts(route, ctx);
+}
 
-  for (const type of assetableTypes) {
-    const { plural, singular } = entityPaths[type];
-    route.get(
-      `/v2/core/${plural}/:id`,
-      {
-        schema: {
-          summary: `Get a ${type} with the first page of its assets`,
-          tags: ['entities'],
-          security: [{ bearer: [] }],
-          params: idParams,
-          response: {
-            // Typed loosely: a computed key would otherwise claim `assets` and `next_cursor` too.
-            200: assetPageSchema.extend({ [singular]: withNextAssets(entitySchemas[type]) as z.ZodType }),
-            ...problems(401, 404),
-          },
+/** A kind of entity: one of them with its first assets, and its assets a page at a time. */
+function registerEntity(route: ZodRoutes, { ctx, assetPage }: EntityRouteOptions, type: AssetableType) {
+  const { plural, singular } = entityPaths[type];
+  route.get(
+    `/v2/core/${plural}/:id`,
+    {
+      schema: {
+        summary: `Get a ${type} with the first page of its assets`,
+        tags: ['entities'],
+        security: [{ bearer: [] }],
+        params: idParams,
+        response: {
+          // Typed loosely: a computed key would otherwise claim `assets` and `next_cursor` too.
+          200: assetPageSchema.extend({ [singular]: withNextAssets(entitySchemas[type]) as z.ZodType }),
+          ...problems(401, 404),
         },
       },
-      async (request) => {
-        const visible = await visibleEntity(ctx, request, type, request.params.id);
-        const [body, page] = await Promise.all([
-          entityBody(ctx, request, visible.entity),
-          assetPage(ctx, request.caller, visible, { limit: assetPageSizes.default }),
-        ]);
-        const next = page.nextCursor && `${body.links.assets}?cursor=${page.nextCursor}`;
-        return {
-          [singular]: { ...body, links: { ...body.links, ...(next ? { next_assets: next } : {}) } },
-          assets: page.items,
-          next_cursor: page.nextCursor,
-        };
+    },
+    async (request) => {
+      const visible = await visibleEntity(ctx, request, type, request.params.id);
+      const [body, page] = await Promise.all([
+        entityBody(ctx, request, visible.entity),
+        assetPage(ctx, request.caller, visible, { limit: assetPageSizes.default }),
+      ]);
+      const next = page.nextCursor && `${body.links.assets}?cursor=${page.nextCursor}`;
+      return {
+        [singular]: { ...body, links: { ...body.links, ...(next ? { next_assets: next } : {}) } },
+        assets: page.items,
+        next_cursor: page.nextCursor,
+      };
+    },
+  );
+  route.get(
+    `/v2/core/${plural}/:id/assets`,
+    {
+      schema: {
+        summary: `The assets of a ${type}, newest first, a page at a time`,
+        tags: ['entities'],
+        security: [{ bearer: [] }],
+        params: idParams,
+        querystring: z.object({
+          ...pageQueryOf(assetPageSizes),
+          file_type: z
+            .enum(fileTypeNames)
+            .optional()
+            .describe(
+              'Only assets of this file type (limit=1: the newest, the one a single-file slot uses).',
+            ),
+        }),
+        response: { 200: assetPageSchema, ...problems(401, 404, 422) },
       },
-    );
-    route.get(
-      `/v2/core/${plural}/:id/assets`,
-      {
-        schema: {
-          summary: `The assets of a ${type}, newest first, a page at a time`,
-          tags: ['entities'],
-          security: [{ bearer: [] }],
-          params: idParams,
-          querystring: z.object({
-            ...pageQueryOf(assetPageSizes),
-            file_type: z
-              .enum(fileTypeNames)
-              .optional()
-              .describe(
-                'Only assets of this file type (limit=1: the newest, the one a single-file slot uses).',
-              ),
-          }),
-          response: { 200: assetPageSchema, ...problems(401, 404, 422) },
-        },
-      },
-      async (request) => {
-        const { cursor, limit, file_type: fileType } = request.query;
-        const visible = await visibleEntity(ctx, request, type, request.params.id);
-        const page = await assetPage(ctx, request.caller, visible, { cursor, limit, fileType });
-        return { assets: page.items, next_cursor: page.nextCursor };
-      },
-    );
-  }
+    },
+    async (request) => {
+      const { cursor, limit, file_type: fileType } = request.query;
+      const visible = await visibleEntity(ctx, request, type, request.params.id);
+      const page = await assetPage(ctx, request.caller, visible, { cursor, limit, fileType });
+      return { assets: page.items, next_cursor: page.nextCursor };
+    },
+  );
+}
 
+function registerFileTypes(route: ZodRoutes) {
   route.get(
     '/v2/core/file_types',
     {
@@ -202,7 +208,9 @@ export async function entityRoutes(app: FastifyInstance, { ctx, assetPage }: Ent
       })),
     }),
   );
+}
 
+function registerProducts(route: ZodRoutes, ctx: PlatformContext) {
   route.get(
     '/v2/core/products',
     {

@@ -10,9 +10,10 @@ import {
 } from '../../shared/api/accreditations';
 import { assetPageSizes } from '../../shared/api/paging';
 import { accreditationListStatuses } from '../../shared/api/review';
-import { idParams, problems } from '../http/route-schemas';
+import { idParams, problems, type ZodRoutes } from '../http/route-schemas';
 import { forbidden, insufficientScope, notFound, validationFailed } from '../http/errors';
 import type { Caller } from '../oauth/bearer';
+import type { PlatformContext } from '../context';
 import { decodeCursor, pageQuery } from '../http/paging';
 import { historyList, historyPage } from './accreditation-history';
 import {
@@ -66,7 +67,13 @@ function updateKind(update: AccreditationUpdate, caller: Caller, owns: boolean):
  */
 export async function reviewRoutes(app: FastifyInstance, { ctx, assetPage }: EntityRouteOptions) {
   const route = app.withTypeProvider<ZodTypeProvider>();
+  registerList(route, ctx, assetPage);
+  registerUpdate(route, ctx);
+  registerHistory(route, ctx);
+}
 
+/** The admins' lists, each accreditation with its documents. */
+function registerList(route: ZodRoutes, ctx: PlatformContext, assetPage: EntityRouteOptions['assetPage']) {
   route.get(
     '/v2/core/accreditations',
     {
@@ -109,7 +116,10 @@ export async function reviewRoutes(app: FastifyInstance, { ctx, assetPage }: Ent
       return { accreditations, next_cursor: page.nextCursor, counts: page.counts };
     },
   );
+}
 
+/** An admin's decision, or the owner's send for review and address answer. */
+function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
   route.put(
     '/v2/core/accreditations/:id',
     {
@@ -163,7 +173,9 @@ export async function reviewRoutes(app: FastifyInstance, { ctx, assetPage }: Ent
       return { accreditation };
     },
   );
+}
 
+function registerHistory(route: ZodRoutes, ctx: PlatformContext) {
   route.get(
     '/v2/core/accreditations/:id/history',
     {

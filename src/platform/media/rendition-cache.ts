@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { openIfPresent, orIfAbsent } from '../storage/absent-files';
 import type { BlobRange, PresignedHeaders } from '../storage/blob-store';
 
 /**
@@ -20,9 +21,6 @@ const extension = '.webp';
 
 /** Names this cache makes itself; anything else in its folders is not ours to serve. */
 export const safeName = /^[A-Za-z0-9_-]{1,200}$/;
-
-const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
-const isAbsent = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
 
 /** A cached rendition ready to send: its size first (for Range), then its bytes. */
 export interface CachedRendition {
@@ -62,6 +60,8 @@ export interface RenditionCache {
 /** Sizes remembered at most; past that the memory starts afresh (a miss only costs one `stat`). */
 const maxRememberedSizes = 10_000;
 
+// Stays whole: the RenditionCache's methods in the interface's order, each short, over one root folder and
+// one size memo in this closure.
 export function createRenditionCache(rootDir: string): RenditionCache {
   const root = resolve(rootDir);
   const current = join(root, generation);
@@ -91,25 +91,15 @@ export function createRenditionCache(rootDir: string): RenditionCache {
   }
 
   async function listNames(blobKey: string) {
-    try {
-      const files = await readdir(folderOf(blobKey));
-      return files.filter((f) => f.endsWith(extension)).map((f) => f.slice(0, -extension.length));
-    } catch (error) {
-      if (isAbsent(error)) return [];
-      throw error;
-    }
+    const files = await orIfAbsent(readdir(folderOf(blobKey)), []);
+    return files.filter((f) => f.endsWith(extension)).map((f) => f.slice(0, -extension.length));
   }
 
   return {
     async open(blobKey, name) {
       const path = pathOf(blobKey, name);
-      let handle: FileHandle;
-      try {
-        handle = await open(path, 'r');
-      } catch (error) {
-        if (isAbsent(error)) return undefined;
-        throw error;
-      }
+      const handle = await openIfPresent(path);
+      if (!handle) return undefined;
       // Size remembered, or from the open file: a removal after this point cannot change what is sent.
       let size = sizes.get(path);
       if (size === undefined) {
@@ -130,12 +120,8 @@ export function createRenditionCache(rootDir: string): RenditionCache {
     },
 
     async has(blobKey, name) {
-      try {
-        return (await stat(pathOf(blobKey, name))).isFile();
-      } catch (error) {
-        if (isAbsent(error)) return false;
-        throw error;
-      }
+      const stats = await orIfAbsent(stat(pathOf(blobKey, name)), undefined);
+      return stats?.isFile() ?? false;
     },
 
     async write(blobKey, name, bytes) {
@@ -183,13 +169,7 @@ export function createRenditionCache(rootDir: string): RenditionCache {
 
     async removeLeftovers() {
       let removed = 0;
-      let entries: string[];
-      try {
-        entries = await readdir(root);
-      } catch (error) {
-        if (isAbsent(error)) return 0;
-        throw error;
-      }
+      const entries = await orIfAbsent(readdir(root), []);
       for (const entry of entries) {
         if (entry === generation) continue;
         if (entry === tmpFolderName) {
@@ -205,13 +185,7 @@ export function createRenditionCache(rootDir: string): RenditionCache {
     },
 
     async *originals() {
-      let blobKeys: string[];
-      try {
-        blobKeys = (await readdir(current)).filter((name) => safeName.test(name));
-      } catch (error) {
-        if (isAbsent(error)) return;
-        throw error;
-      }
+      const blobKeys = (await orIfAbsent(readdir(current), [])).filter((name) => safeName.test(name));
       for (const blobKey of blobKeys) yield { blobKey, names: await listNames(blobKey) };
     },
 

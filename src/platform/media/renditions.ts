@@ -75,6 +75,9 @@ async function readAll(stream: Readable, size: number): Promise<Buffer> {
 /**
  * Renditions of image assets, computed once and cached (on disk, or in the bucket) by (original,
  * variant, width, crop). Concurrent first requests for the same rendition share one render.
+ *
+ * Stays whole: its methods share the in-flight renders and the remembered failures of this closure, which
+ * no other code may reach.
  */
 export function createRenditions(
   cache: RenditionCache,

@@ -21,6 +21,8 @@ const generation = 'v1';
 const current = `${root}${generation}/`;
 const extension = '.webp';
 
+// Stays whole: the RenditionCache's methods in the interface's order, each short, over one bucket in this
+// closure.
 export function createS3RenditionCache(client: S3Client, bucket: string): RenditionCache {
   function folderOf(blobKey: string) {
     if (!safeName.test(blobKey)) throw new Error('invalid blob key for the rendition cache');

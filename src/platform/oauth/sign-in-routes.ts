@@ -84,13 +84,18 @@ const authorizeDoc = {
 
 /** The sign-in service: spec 4.1 plus the login and consent pages of decisions.md. */
 export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
-  const iss = ctx.config.publicUrl;
-  const page = { errorFormat: 'page' as const };
-
   app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });
+  registerPageAssets(app);
+  registerAuthorize(app, ctx);
+  registerLogin(app, ctx);
+}
 
+const page = { errorFormat: 'page' as const };
+
+/** The pages' stylesheets. */
+function registerPageAssets(app: FastifyInstance) {
   app.get(stylesheetPath, { config: page, schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(stylesheet),
   );
@@ -104,93 +109,107 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       .header('cache-control', 'public, max-age=86400')
       .send(waitStylesheet(Number(match[1])));
   });
+}
 
-  const redirect = (reply: FastifyReply, status: 302 | 303, location: string) =>
-    reply.code(status).header('location', location).send();
+const redirect = (reply: FastifyReply, status: 302 | 303, location: string) =>
+  reply.code(status).header('location', location).send();
 
-  const redirectError = (reply: FastifyReply, status: 302 | 303, error: RedirectableError) =>
-    redirect(
-      reply,
-      status,
-      redirectTo(error.redirectUri, {
-        error: error.error,
-        error_description: error.message,
-        state: error.state,
-        iss,
-      }),
-    );
+const redirectError = (
+  ctx: PlatformContext,
+  reply: FastifyReply,
+  status: 302 | 303,
+  error: RedirectableError,
+) =>
+  redirect(
+    reply,
+    status,
+    redirectTo(error.redirectUri, {
+      error: error.error,
+      error_description: error.message,
+      state: error.state,
+      iss: ctx.config.publicUrl,
+    }),
+  );
 
-  /** Validates the request; when the error may go back to the client, sends it and answers undefined. */
-  async function parseOrRedirect(reply: FastifyReply, params: Record<string, unknown>, status: 302 | 303) {
-    try {
-      return await parseAuthorizeRequest(ctx.db, params);
-    } catch (error) {
-      if (error instanceof RedirectableError) {
-        redirectError(reply, status, error);
-        return undefined;
-      }
-      throw error;
+/** Validates the request; when the error may go back to the client, sends it and answers undefined. */
+async function parseOrRedirect(
+  ctx: PlatformContext,
+  reply: FastifyReply,
+  params: Record<string, unknown>,
+  status: 302 | 303,
+) {
+  try {
+    return await parseAuthorizeRequest(ctx.db, params);
+  } catch (error) {
+    if (error instanceof RedirectableError) {
+      redirectError(ctx, reply, status, error);
+      return undefined;
     }
+    throw error;
   }
+}
 
-  /** Issues a single-use code (only its hash is kept) and sends the user back with it. */
-  async function redirectWithCode(
-    reply: FastifyReply,
-    status: 302 | 303,
-    request: AuthorizeRequest,
-    userId: number,
-  ) {
-    const code = randomToken(32);
-    const now = ctx.clock();
-    await insertCode(ctx.db, {
-      codeHash: sha256(code),
-      clientId: request.client.client_id,
-      userId,
-      redirectUri: request.redirectUri,
-      scope: request.scope,
-      state: request.state,
-      codeChallenge: request.codeChallenge,
-      createdAt: now,
-      expiresAt: now + codeLifetimeMs,
-    });
-    return redirect(reply, status, redirectTo(request.redirectUri, { code, state: request.state, iss }));
-  }
+/** Issues a single-use code (only its hash is kept) and sends the user back with it. */
+async function redirectWithCode(
+  ctx: PlatformContext,
+  reply: FastifyReply,
+  status: 302 | 303,
+  request: AuthorizeRequest,
+  userId: number,
+) {
+  const code = randomToken(32);
+  const now = ctx.clock();
+  await insertCode(ctx.db, {
+    codeHash: sha256(code),
+    clientId: request.client.client_id,
+    userId,
+    redirectUri: request.redirectUri,
+    scope: request.scope,
+    state: request.state,
+    codeChallenge: request.codeChallenge,
+    createdAt: now,
+    expiresAt: now + codeLifetimeMs,
+  });
+  const location = redirectTo(request.redirectUri, { code, state: request.state, iss: ctx.config.publicUrl });
+  return redirect(reply, status, location);
+}
 
-  const consented = (userId: number, request: AuthorizeRequest) =>
-    hasConsent(ctx.db, userId, request.client.client_id, request.scope);
+function loginPage(
+  ctx: PlatformContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  returnTo: string,
+  extra: Pick<LoginPage, 'email' | 'error' | 'clientName' | 'waitSeconds'> = {},
+) {
+  const csrfToken = csrfTokenFor(ctx, request, reply);
+  return reply
+    .type('text/html; charset=utf-8')
+    .send(renderLoginPage({ action: loginPath, returnTo, csrfToken, ...extra }));
+}
 
-  function loginPage(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    returnTo: string,
-    extra: Pick<LoginPage, 'email' | 'error' | 'clientName' | 'waitSeconds'> = {},
-  ) {
-    const csrfToken = csrfTokenFor(ctx, request, reply);
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(renderLoginPage({ action: loginPath, returnTo, csrfToken, ...extra }));
-  }
+const authorizeOptions = {
+  config: page,
+  ...readByHandler(
+    authorizeDoc,
+    "the query, by parseAuthorizeRequest in RFC 6749's order: an error about client_id or redirect_uri is shown as a page, every other one is sent back to redirect_uri.",
+  ),
+};
 
-  const authorizeOptions = {
-    config: page,
-    ...readByHandler(
-      authorizeDoc,
-      "the query, by parseAuthorizeRequest in RFC 6749's order: an error about client_id or redirect_uri is shown as a page, every other one is sent back to redirect_uri.",
-    ),
-  };
+/** The authorization endpoint: the request, then sign-in and consent when they are still needed. */
+function registerAuthorize(app: FastifyInstance, ctx: PlatformContext) {
   app.get(apiPaths.authorize, authorizeOptions, async (request, reply) => {
-    const authorizeRequest = await parseOrRedirect(reply, request.query as Record<string, unknown>, 302);
+    const authorizeRequest = await parseOrRedirect(ctx, reply, request.query as Record<string, unknown>, 302);
     if (!authorizeRequest) return reply;
     const user = await currentUser(ctx, request);
     // OpenID Connect's prompt=login: the application wants the person to sign in again (the web app
     // asks for it after a sign-out, so that the next person at a shared computer is not let in).
     // Once signed in, the flow goes on without it.
     if (!user || promptsForLogin(request.query))
-      return loginPage(request, reply, withoutPrompt(request.url), {
+      return loginPage(ctx, request, reply, withoutPrompt(request.url), {
         clientName: authorizeRequest.client.name,
       });
-    if (await consented(user.id, authorizeRequest))
-      return redirectWithCode(reply, 302, authorizeRequest, user.id);
+    if (await hasConsent(ctx.db, user.id, authorizeRequest.client.client_id, authorizeRequest.scope))
+      return redirectWithCode(ctx, reply, 302, authorizeRequest, user.id);
     const html = renderConsentPage({
       action: apiPaths.authorize,
       clientName: authorizeRequest.client.name,
@@ -213,11 +232,12 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
         'Signed out',
         'Your sign-in has ended. Go back to the application and sign in again.',
       );
-    const authorizeRequest = await parseOrRedirect(reply, body, 303);
+    const authorizeRequest = await parseOrRedirect(ctx, reply, body, 303);
     if (!authorizeRequest) return reply;
     if (body.decision !== 'allow') {
       const { redirectUri, state } = authorizeRequest;
       return redirectError(
+        ctx,
         reply,
         303,
         new RedirectableError(redirectUri, 'access_denied', 'The user declined.', state),
@@ -230,10 +250,13 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
       authorizeRequest.scope,
       ctx.clock(),
     );
-    return redirectWithCode(reply, 303, authorizeRequest, user.id);
+    return redirectWithCode(ctx, reply, 303, authorizeRequest, user.id);
   });
+}
 
-  app.get(loginPath, { config: page }, async (request, reply) => loginPage(request, reply, loginPath));
+/** The sign-in page and its form: throttled sign-ins, then a session and the way back. */
+function registerLogin(app: FastifyInstance, ctx: PlatformContext) {
+  app.get(loginPath, { config: page }, async (request, reply) => loginPage(ctx, request, reply, loginPath));
 
   app.post(loginPath, { config: page }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
@@ -251,7 +274,7 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     if (turn.waitMs > 0) {
       const seconds = Math.ceil(turn.waitMs / 1000);
       reply.code(429).header('retry-after', String(seconds));
-      return loginPage(request, reply, returnTo, {
+      return loginPage(ctx, request, reply, returnTo, {
         email,
         waitSeconds: seconds,
         error:
@@ -263,7 +286,10 @@ export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: Platfor
     const valid = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash));
     if (!user || !valid) {
       reply.code(401);
-      return loginPage(request, reply, returnTo, { email, error: 'The email or password is incorrect.' });
+      return loginPage(ctx, request, reply, returnTo, {
+        email,
+        error: 'The email or password is incorrect.',
+      });
     }
     await turn.succeeded();
     issueDeviceCookie(ctx, reply, user.id);

@@ -63,6 +63,8 @@ function checkGrantType(query: Record<string, unknown>, fields: Record<string, s
   return grantType;
 }
 
+// Stays whole: a flat table of two endpoints and their method fallbacks, each handing on to client-auth.ts
+// and grants/ at once.
 export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
   const oauthConfig = {

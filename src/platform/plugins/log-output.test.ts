@@ -1,5 +1,22 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildPlatform } from '../app';
+import { configFor } from '../env';
+import { testBackend } from '../testing/backends';
+
+/** The platform's log output, sent to this file rather than the test run's standard output. */
+const logFile = vi.hoisted(() => ({ path: '' }));
+vi.mock('./log-output', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('./log-output')>();
+  return {
+    ...actual,
+    bufferedStdout: (options: Parameters<typeof actual.bufferedStdout>[0] = {}) =>
+      actual.bufferedStdout({ ...options, dest: logFile.path }),
+  };
+});
 
 /** Runs `body` in a node process of its own with `output` = bufferedStdout(); answers its stdout. */
 function run(body: string) {
@@ -40,4 +57,41 @@ setInterval(() => {}, 1000);`);
       await exited;
     }
   }, 60_000);
+});
+
+describe("a platform's log output at its close", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    vi.useRealTimers();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves no timer running and loses no line', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'log-output-'));
+    dirs.push(dataDir);
+    logFile.path = join(dataDir, 'platform.log');
+    const backend = await testBackend();
+    // Only intervals are faked: they are what would run on after the platform, and counting them
+    // says whether any does.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const app = await buildPlatform(configFor({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...backend.env }));
+    try {
+      // Fewer than a batch: without the close they would wait for the timer.
+      for (let i = 0; i < 5; i++) app.log.info(`line ${i}`);
+    } finally {
+      await app.close();
+      await backend.dispose();
+    }
+    expect(vi.getTimerCount()).toBe(0);
+    const messages = () =>
+      existsSync(logFile.path)
+        ? readFileSync(logFile.path, 'utf8')
+            .trim()
+            .split('\n')
+            .map((line) => (JSON.parse(line) as { msg: string }).msg)
+        : [];
+    await expect
+      .poll(messages)
+      .toEqual(expect.arrayContaining(['line 0', 'line 1', 'line 2', 'line 3', 'line 4']));
+  });
 });

@@ -5,6 +5,11 @@ export interface LogOutput {
   write(line: string): void;
   /** Hands on what waits now (a stop); `written` is called once it is written. */
   flush(written?: () => void): void;
+  /**
+   * The platform's stop: hands on what waits and stops the batch timer. Lines written after it (the
+   * stop's own) are handed on at once, and still written at the process's exit.
+   */
+  close(): void;
 }
 
 /** The outputs of this process, each written out once more when the process exits. */
@@ -45,7 +50,8 @@ export function bufferedStdout({
       // Nothing left to write to.
     }
   };
-  setInterval(handOn, flushMs).unref();
+  const timer = setInterval(handOn, flushMs).unref();
+  let closed = false;
   atExit.add(writeAtExit);
   if (!exitListener) {
     exitListener = true;
@@ -54,11 +60,16 @@ export function bufferedStdout({
   return {
     write(line) {
       waiting += line;
-      if (waiting.length >= batchBytes) handOn();
+      if (closed || waiting.length >= batchBytes) handOn();
     },
     flush(written) {
       handOn();
       if (written) destination.flush(() => written());
+    },
+    close() {
+      closed = true;
+      clearInterval(timer);
+      handOn();
     },
   };
 }

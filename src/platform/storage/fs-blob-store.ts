@@ -21,6 +21,7 @@ import {
   isTruncated,
   newBlobKey,
 } from './blob-intake';
+import { errorCode, openIfPresent, orIfAbsent } from './absent-files';
 import { createFileWriter, type FileWriter } from './file-writer';
 
 export interface FsBlobStoreOptions {
@@ -29,11 +30,6 @@ export interface FsBlobStoreOptions {
 }
 
 const tmpFolderName = 'tmp';
-
-const errorCode = (error: unknown) => (error as { code?: unknown } | null)?.code;
-
-/** ENOTDIR too: a file where a fan-out folder should be means no blob there either. */
-const isAbsent = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR';
 
 /**
  * A rename or a new folder is durable only once the folder holding the entry is fsynced. Windows
@@ -276,27 +272,16 @@ class FsStagedBlob implements StagedBlob {
 async function openBlob(store: FsStore, key: string, range?: BlobRange) {
   const path = checkedPath(store, key);
   if (range) assertRange(range);
-  let handle: FileHandle;
-  try {
-    // Opening (not stat, then open) so that a delete in between cannot turn into a stream error.
-    handle = await open(path, 'r');
-  } catch (error) {
-    if (isAbsent(error)) return undefined;
-    throw error;
-  }
+  const handle = await openIfPresent(path);
+  if (!handle) return undefined;
   // The stream closes the handle when it ends or is destroyed.
   return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
 }
 
 async function blobSize(store: FsStore, key: string) {
   const path = checkedPath(store, key);
-  try {
-    const stats = await stat(path);
-    return stats.isFile() ? stats.size : undefined;
-  } catch (error) {
-    if (isAbsent(error)) return undefined;
-    throw error;
-  }
+  const stats = await orIfAbsent(stat(path), undefined);
+  return stats?.isFile() ? stats.size : undefined;
 }
 
 async function deleteBlob(store: FsStore, key: string) {
@@ -318,11 +303,8 @@ async function* committedKeys(store: FsStore, { startedBefore }: AgeLimit = {}) 
   for (const folder of await readdir(store.root, { withFileTypes: true })) {
     if (!folder.isDirectory() || folder.name === tmpFolderName) continue;
     const path = join(store.root, folder.name);
-    const names = await readdir(path).catch((error: unknown) => {
-      // Removed since the listing above.
-      if (isAbsent(error)) return [];
-      throw error;
-    });
+    // Removed since the listing above: nothing in it.
+    const names = await orIfAbsent(readdir(path), []);
     // Only names this store could have written, in the folder it would have put them in.
     const ours = names.filter((name) => blobKeyPattern.test(name) && name.startsWith(folder.name));
     yield* startedBefore ? await writtenBefore(path, ours, startedBefore) : ours;
@@ -334,13 +316,6 @@ async function* committedKeys(store: FsStore, { startedBefore }: AgeLimit = {}) 
  * so its modification time is at most that upload's end.
  */
 async function writtenBefore(folder: string, names: string[], time: Date) {
-  const stats = await Promise.all(
-    names.map((name) =>
-      stat(join(folder, name)).catch((error: unknown) => {
-        if (isAbsent(error)) return undefined;
-        throw error;
-      }),
-    ),
-  );
+  const stats = await Promise.all(names.map((name) => orIfAbsent(stat(join(folder, name)), undefined)));
   return names.filter((_, i) => stats[i] !== undefined && stats[i].mtime < time);
 }

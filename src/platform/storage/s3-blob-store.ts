@@ -79,6 +79,9 @@ function abortUnfinishedLater(client: S3Client, bucket: string, Key: string, del
  * failure) and `commit` only marks them as the caller's to name. A crash therefore leaves at most
  * an object that no row names, or an unfinished multipart upload: the sweep (sweep.ts) removes
  * those once they are older than any upload can be.
+ *
+ * Stays whole: the BlobStore's methods, each short, share the client, the bucket and the head size in
+ * this closure (the disk store keeps the same in its class).
  */
 export function createS3BlobStore(
   client: S3Client,

@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import { type Dialect, generatedId } from '../dialect';
 
 // Migrations take Kysely<unknown>: they describe the schema as it was then, not as the code sees it now.
+// Stays whole: a migration is the schema as it was on its day, one table after another, and is never
+// changed once shipped.
 export async function up(db: Kysely<unknown>, dialect: Dialect) {
   await db.schema
     .createTable('users')

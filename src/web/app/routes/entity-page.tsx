@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ComponentProps, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { fileTypesFor, slotHint } from '../../../shared/assets/file-types';
+import { type FileTypeInfo, fileTypesFor, slotHint } from '../../../shared/assets/file-types';
 import { focusCard } from '../../features/assets/components/card-focus';
 import { AssetSlot } from '../../features/assets/components/asset-slot';
 import { PageDrop } from '../../features/assets/components/page-drop';
@@ -32,7 +32,7 @@ import { ShowMore } from '../../components/ui/show-more';
 import { ErrorNotice, Loading } from '../../components/ui/status';
 import { rememberOpened } from '../../lib/browser-memory';
 import { messageOf } from '../../lib/platform/errors';
-import type { EntityFiles, EntityRef, Review, StoredFile } from '../../lib/platform/model';
+import type { Account, EntityFiles, EntityRef, Review, StoredFile } from '../../lib/platform/model';
 import { useServices } from '../../lib/services';
 import { NotFoundPage } from './not-found-page';
 
@@ -46,15 +46,7 @@ export function EntityPage() {
 }
 
 function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
-  const { platform } = useServices();
-  const entity = useEntityFiles(platform, ref);
-  const listed = entity.data !== undefined && entity.data.files !== null;
-  // A platform that does not list an entity's files: those uploaded from this browser, read back by id.
-  const uploadedHere = useQuery({
-    ...uploadedHereQuery(platform, ref),
-    enabled: entity.data?.files === null,
-  });
-  const account = useQuery(accountQuery(platform));
+  const { entity, listed, uploadedHere, account } = useEntityReads(ref);
   // Without a list of what the person owns, the platform's 403 on a change is what says "read only".
   const [forbidden, setForbidden] = useState(false);
   // The same from one drawing to the next, so that a change to one file redraws that file's card only
@@ -65,37 +57,12 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
   const title = name ?? `${label} ${ref.id}`;
   usePageTitle(title);
 
-  const opened = entity.data !== undefined;
-  useEffect(() => {
-    if (opened) rememberOpened({ ...ref, ...(name ? { name } : {}) });
-  }, [opened, ref, name]);
-
-  // An accreditation's history grows with every change to its files: read it again with the files.
-  const queryClient = useQueryClient();
-  useEffect(() => {
-    if (ref.type === 'Accreditation' && entity.dataUpdatedAt > 0)
-      void queryClient.invalidateQueries({ queryKey: reviewKeys.history(ref.id) });
-  }, [queryClient, ref, entity.dataUpdatedAt]);
-
-  // A review that moved on since the account list was read (a decision, or an upload answering a
-  // rejection): the start page's badge is read again, so it never says something the page does not.
-  const reviewHere = entity.data?.review?.status;
-  const reviewListed = account.data?.entities.find((e) => e.type === ref.type && e.id === ref.id)?.review;
-  useEffect(() => {
-    if (reviewHere && reviewListed && reviewHere !== reviewListed)
-      void queryClient.invalidateQueries({ queryKey: entityKeys.account() });
-  }, [queryClient, reviewHere, reviewListed]);
+  useRememberOpened(ref, entity.data !== undefined, name);
+  useReviewKeptFresh(ref, entity.dataUpdatedAt, entity.data?.review?.status, account.data);
 
   if (entity.isPending) return <EntityLoading entity={ref} label={label} />;
   // Once the entity is there, a page after the first that fails says so beside its "Try again".
-  if (entity.data === undefined) {
-    return (
-      <ErrorNotice title={`This ${label.toLowerCase()} could not be opened`}>
-        <p>{messageOf(entity.error)}</p>
-        <Link to="/">Back to the start page</Link>
-      </ErrorNotice>
-    );
-  }
+  if (entity.data === undefined) return <EntityError label={label} error={entity.error} />;
   const list = listed ? entity.data : uploadedHere.data;
   const ownsIt = account.data?.entities.some((e) => e.type === ref.type && e.id === ref.id);
   // Known from the platform's list when it has one; otherwise assumed until the platform refuses.
@@ -108,68 +75,37 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
     (fileType) => canEdit || files.some((file) => file.fileType === fileType.fileType),
   );
   const review = entity.data.review;
-  const requirements = review?.requirements;
-  const keptAs = keptAsOf(review);
   const isAdmin = account.data?.user.role === 'admin';
-  const reread = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: entityKeys.files(ref) }),
-      queryClient.invalidateQueries({ queryKey: entityKeys.account() }),
-    ]);
   // The whole page takes dropped files, not only the slots (page-drop.tsx).
   return (
     <PageDrop what={label.toLowerCase()} enabled={canEdit}>
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <Link to="/">Home</Link> <span aria-hidden="true">/</span> {label}
-      </nav>
-      <h1>
-        <span className="eyebrow">
-          {label}
-          {viewOnly && ' · view only'}
-        </span>{' '}
-        {name ?? `number ${ref.id}`}
-      </h1>
+      <EntityHeading label={label} name={name ?? `number ${ref.id}`} viewOnly={viewOnly} />
       {hasRelatedLine(ref.type) && <RelatedLine related={entity.data.related ?? []} />}
-      {review && <ReviewStatus review={review} forInvestor={ownsIt ?? account.data === null} />}
-      {review && isAdmin && review.status === 'pending' && (
-        <AdminDecision id={ref.id} name={title} etag={review.etag} />
-      )}
-      {review && requirements && (
-        <ReviewChecklist
-          accreditationId={ref.id}
-          review={{ ...review, requirements }}
+      {review && (
+        <EntityReview
+          entity={ref}
+          title={title}
+          review={review}
+          forInvestor={ownsIt ?? account.data === null}
+          isAdmin={isAdmin}
           canEdit={canEdit}
-          onChanged={reread}
         />
       )}
-      {!listed && (
-        <p className="notice">
-          This platform does not list the files already stored with this {label.toLowerCase()}. Files uploaded
-          from this browser are shown below.
-        </p>
-      )}
-      {forbidden && (
-        <p className="hint">You can view these files; the platform did not let you change them.</p>
-      )}
-      {!listed && uploadedHere.isPending && <Loading label="Loading the files uploaded from this browser…" />}
+      <FilesNotices
+        label={label}
+        listed={listed}
+        forbidden={forbidden}
+        loadingHere={!listed && uploadedHere.isPending}
+      />
       {/* Someone who can only look is shown what there is: no rules, no empty slots. */}
       {!canEdit && listed && slots.length === 0 && <p className="empty">Nothing shared yet.</p>}
-      <div className="slots">
-        {slots.map((fileType) => (
-          <AssetSlot
-            key={fileType.fileType}
-            entity={ref}
-            fileType={fileType}
-            files={files.filter((f) => f.fileType === fileType.fileType)}
-            list={fileList}
-            canEdit={canEdit}
-            onForbidden={onForbidden}
-            need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
-            keptAs={keptAs}
-            sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
-          />
-        ))}
-      </div>
+      <Slots
+        slots={slots}
+        files={files}
+        entity={ref}
+        review={review}
+        slot={{ list: fileList, canEdit, onForbidden }}
+      />
       {listed && (
         <MoreFiles
           files={files}
@@ -181,6 +117,180 @@ function Entity({ entity: ref, label }: { entity: EntityRef; label: string }) {
       )}
       {ref.type === 'Accreditation' && listed && <HistoryList accreditationId={ref.id} />}
     </PageDrop>
+  );
+}
+
+/** The entity with its files, the files uploaded from this browser where it has none, and the account. */
+function useEntityReads(ref: EntityRef) {
+  const { platform } = useServices();
+  const entity = useEntityFiles(platform, ref);
+  const listed = entity.data !== undefined && entity.data.files !== null;
+  // A platform that does not list an entity's files: those uploaded from this browser, read back by id.
+  const uploadedHere = useQuery({
+    ...uploadedHereQuery(platform, ref),
+    enabled: entity.data?.files === null,
+  });
+  const account = useQuery(accountQuery(platform));
+  return { entity, listed, uploadedHere, account };
+}
+
+/** An entity opened is remembered (with its name once known): the entities opened lately, where there is no /me to list what the person owns. */
+function useRememberOpened(ref: EntityRef, opened: boolean, name: string | undefined) {
+  useEffect(() => {
+    if (opened) rememberOpened({ ...ref, ...(name ? { name } : {}) });
+  }, [opened, ref, name]);
+}
+
+/**
+ * An accreditation's history grows with every change to its files: read again with the files. A
+ * review that moved on since the account list was read (a decision, or an upload answering a
+ * rejection): the start page's badge is read again, so it never says something the page does not.
+ */
+function useReviewKeptFresh(
+  ref: EntityRef,
+  filesReadAt: number,
+  reviewHere: Review['status'] | undefined,
+  account: Account | null | undefined,
+) {
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    if (ref.type === 'Accreditation' && filesReadAt > 0)
+      void queryClient.invalidateQueries({ queryKey: reviewKeys.history(ref.id) });
+  }, [queryClient, ref, filesReadAt]);
+
+  const reviewListed = account?.entities.find((e) => e.type === ref.type && e.id === ref.id)?.review;
+  useEffect(() => {
+    if (reviewHere && reviewListed && reviewHere !== reviewListed)
+      void queryClient.invalidateQueries({ queryKey: entityKeys.account() });
+  }, [queryClient, reviewHere, reviewListed]);
+}
+
+/** Where an accreditation's review stands, an admin's decision, and the owner's checklist. */
+function EntityReview({
+  entity,
+  title,
+  review,
+  forInvestor,
+  isAdmin,
+  canEdit,
+}: {
+  entity: EntityRef;
+  title: string;
+  review: Review;
+  forInvestor: boolean;
+  isAdmin: boolean;
+  canEdit: boolean;
+}) {
+  const queryClient = useQueryClient();
+  const { requirements } = review;
+  const reread = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: entityKeys.files(entity) }),
+      queryClient.invalidateQueries({ queryKey: entityKeys.account() }),
+    ]);
+  return (
+    <>
+      <ReviewStatus review={review} forInvestor={forInvestor} />
+      {isAdmin && review.status === 'pending' && (
+        <AdminDecision id={entity.id} name={title} etag={review.etag} />
+      )}
+      {requirements && (
+        <ReviewChecklist
+          accreditationId={entity.id}
+          review={{ ...review, requirements }}
+          canEdit={canEdit}
+          onChanged={reread}
+        />
+      )}
+    </>
+  );
+}
+
+/** A slot for each file type shown, with its files and, for an accreditation, what it needs. */
+function Slots({
+  slots,
+  files,
+  entity,
+  review,
+  slot,
+}: {
+  slots: FileTypeInfo[];
+  files: StoredFile[];
+  entity: EntityRef;
+  review: Review | undefined;
+  slot: Pick<ComponentProps<typeof AssetSlot>, 'list' | 'canEdit' | 'onForbidden'>;
+}) {
+  const requirements = review?.requirements;
+  const keptAs = keptAsOf(review);
+  return (
+    <div className="slots">
+      {slots.map((fileType) => (
+        <AssetSlot
+          key={fileType.fileType}
+          entity={entity}
+          fileType={fileType}
+          files={files.filter((f) => f.fileType === fileType.fileType)}
+          {...slot}
+          need={requirements ? slotNeed(requirements, fileType.fileType) : undefined}
+          keptAs={keptAs}
+          sides={requirements !== undefined && fileType.fileType === 'drivers_license'}
+        />
+      ))}
+    </div>
+  );
+}
+
+function EntityError({ label, error }: { label: string; error: unknown }) {
+  return (
+    <ErrorNotice title={`This ${label.toLowerCase()} could not be opened`}>
+      <p>{messageOf(error)}</p>
+      <Link to="/">Back to the start page</Link>
+    </ErrorNotice>
+  );
+}
+
+function EntityHeading({ label, name, viewOnly }: { label: string; name: string; viewOnly: boolean }) {
+  return (
+    <>
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to="/">Home</Link> <span aria-hidden="true">/</span> {label}
+      </nav>
+      <h1>
+        <span className="eyebrow">
+          {label}
+          {viewOnly && ' · view only'}
+        </span>{' '}
+        {name}
+      </h1>
+    </>
+  );
+}
+
+/** What the page says about its files: a platform that does not list them, a refused change. */
+function FilesNotices({
+  label,
+  listed,
+  forbidden,
+  loadingHere,
+}: {
+  label: string;
+  listed: boolean;
+  forbidden: boolean;
+  loadingHere: boolean;
+}) {
+  return (
+    <>
+      {!listed && (
+        <p className="notice">
+          This platform does not list the files already stored with this {label.toLowerCase()}. Files uploaded
+          from this browser are shown below.
+        </p>
+      )}
+      {forbidden && (
+        <p className="hint">You can view these files; the platform did not let you change them.</p>
+      )}
+      {loadingHere && <Loading label="Loading the files uploaded from this browser…" />}
+    </>
   );
 }
 

@@ -120,6 +120,34 @@ const firstControlOf = (id: number) =>
     .getElementById(`accreditation-${id}`)
     ?.querySelector<HTMLElement>('button, a[href], input, textarea, select');
 
+/** What an empty list says: nothing matches the search, the queue is empty, or nothing is decided yet. */
+function emptyMessage(which: Which, search: string) {
+  if (search)
+    return `No accreditation ${which === 'pending' ? 'waits' : 'was decided'} for an investor matching “${search}”.`;
+  return which === 'pending'
+    ? 'The queue is empty: nothing waits for a decision.'
+    : 'No decisions yet. Decided accreditations appear here.';
+}
+
+/** Decided accreditations: each leads to its page, with who sent it and the decision. */
+function DecidedList({ items }: { items: AccreditationForReview[] }) {
+  return (
+    <ul className="review-list">
+      {items.map((accreditation) => (
+        <li key={accreditation.id} className="card">
+          <h2>
+            <Link to={entityHref('Accreditation', accreditation.id)}>{accreditation.name}</Link>
+          </h2>
+          <p className="hint">
+            From {accreditation.owner.name} ({accreditation.owner.email})
+          </p>
+          {accreditation.review && <ReviewStatus review={accreditation.review} forInvestor={false} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function ReviewList({ which, search, list }: { which: Which; search: string; list: ListQuery }) {
   const waiting = waitingDecisions.useWaiting();
   // After a decision: the card to move focus to (its neighbour), or null for the empty message.
@@ -161,30 +189,14 @@ function ReviewList({ which, search, list }: { which: Which; search: string; lis
   if (items.length === 0 && !list.hasNextPage) {
     return (
       <p className="empty" ref={emptyRef} tabIndex={-1}>
-        {search
-          ? `No accreditation ${which === 'pending' ? 'waits' : 'was decided'} for an investor matching “${search}”.`
-          : which === 'pending'
-            ? 'The queue is empty: nothing waits for a decision.'
-            : 'No decisions yet. Decided accreditations appear here.'}
+        {emptyMessage(which, search)}
       </p>
     );
   }
   if (which === 'decided') {
     return (
       <>
-        <ul className="review-list">
-          {items.map((accreditation) => (
-            <li key={accreditation.id} className="card">
-              <h2>
-                <Link to={entityHref('Accreditation', accreditation.id)}>{accreditation.name}</Link>
-              </h2>
-              <p className="hint">
-                From {accreditation.owner.name} ({accreditation.owner.email})
-              </p>
-              {accreditation.review && <ReviewStatus review={accreditation.review} forInvestor={false} />}
-            </li>
-          ))}
-        </ul>
+        <DecidedList items={items} />
         {more}
       </>
     );

@@ -39,19 +39,11 @@ export function ReviewChecklist({
   const { platform } = useServices();
   const titleId = useId();
   const whyId = useId();
-  const addressHintId = useId();
   const options = review.etag ? { etag: review.etag } : {};
   const send = useMutation({
     mutationFn: () => platform.sendForReview(accreditationId, options),
     onSuccess: onChanged,
   });
-  const address = useMutation({
-    mutationFn: (onLicence: boolean) => platform.setAddressOnLicence(accreditationId, onLicence, options),
-    onSettled: onChanged,
-  });
-  // The answer shows at the click; the platform's takes over once the accreditation is read again
-  // (the mutation's onSettled waits for that read).
-  const [ticked, setTicked] = useState<boolean | null>(null);
   const { requirements } = review;
   const unmet = requirements.filter((r) => !r.met);
   const refused = refusals(send.error);
@@ -60,46 +52,15 @@ export function ReviewChecklist({
   return (
     <section className="card checklist" aria-labelledby={titleId}>
       <h2 id={titleId}>{canEdit ? 'What your accreditation needs' : 'What this accreditation needs'}</h2>
-      <ul className="requirements">
-        {requirements.map((requirement) => (
-          <li key={requirement.kind} className={requirement.met ? 'met' : 'unmet'}>
-            <span className={`badge ${requirement.met ? 'badge-met' : 'badge-unmet'}`}>
-              {requirement.met ? 'Done' : 'Missing'}
-            </span>{' '}
-            {requirementLabel(requirement)}
-            {refused.byKind[requirement.kind] && (
-              <span className="field-error"> {refused.byKind[requirement.kind]}</span>
-            )}
-          </li>
-        ))}
-      </ul>
+      <RequirementList requirements={requirements} refusedByKind={refused.byKind} />
       {canEdit && (
         <>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={ticked ?? review.addressOnLicence === false}
-              // While it waits for a decision what it needs is fixed (the platform refuses: 409).
-              disabled={address.isPending || waiting}
-              aria-describedby={addressHintId}
-              onChange={(event) => {
-                const lacksAddress = event.target.checked;
-                setTicked(lacksAddress);
-                address.mutate(!lacksAddress, { onSettled: () => setTicked(null) });
-              }}
-            />{' '}
-            My licence does not show my current address
-          </label>
-          <p className="hint" id={addressHintId}>
-            {waiting
-              ? 'This cannot change while your accreditation waits for review.'
-              : 'Then a utility bill in your name shows where you live.'}
-          </p>
-          {address.error && (
-            <p className="field-error" role="alert">
-              Your answer was not saved: {messageOf(address.error)}
-            </p>
-          )}
+          <AddressQuestion
+            accreditationId={accreditationId}
+            review={review}
+            waiting={waiting}
+            onChanged={onChanged}
+          />
           {sendable && (
             <>
               <button
@@ -127,5 +88,83 @@ export function ReviewChecklist({
         </>
       )}
     </section>
+  );
+}
+
+/** Each thing needed, done or missing, with the platform's word where it refused a send for it. */
+function RequirementList({
+  requirements,
+  refusedByKind,
+}: {
+  requirements: NonNullable<Review['requirements']>;
+  refusedByKind: ReturnType<typeof refusals>['byKind'];
+}) {
+  return (
+    <ul className="requirements">
+      {requirements.map((requirement) => (
+        <li key={requirement.kind} className={requirement.met ? 'met' : 'unmet'}>
+          <span className={`badge ${requirement.met ? 'badge-met' : 'badge-unmet'}`}>
+            {requirement.met ? 'Done' : 'Missing'}
+          </span>{' '}
+          {requirementLabel(requirement)}
+          {refusedByKind[requirement.kind] && (
+            <span className="field-error"> {refusedByKind[requirement.kind]}</span>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The investor's answer about the address on the licence, which changes what is needed. */
+function AddressQuestion({
+  accreditationId,
+  review,
+  waiting,
+  onChanged,
+}: {
+  accreditationId: number;
+  review: Review;
+  waiting: boolean;
+  onChanged: () => Promise<unknown>;
+}) {
+  const { platform } = useServices();
+  const addressHintId = useId();
+  const options = review.etag ? { etag: review.etag } : {};
+  const address = useMutation({
+    mutationFn: (onLicence: boolean) => platform.setAddressOnLicence(accreditationId, onLicence, options),
+    onSettled: onChanged,
+  });
+  // The answer shows at the click; the platform's takes over once the accreditation is read again
+  // (the mutation's onSettled waits for that read).
+  const [ticked, setTicked] = useState<boolean | null>(null);
+  return (
+    <>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={ticked ?? review.addressOnLicence === false}
+          // While it waits for a decision what it needs is fixed (the platform refuses: 409).
+          disabled={address.isPending || waiting}
+          aria-describedby={addressHintId}
+          onChange={(event) => {
+            const lacksAddress = event.target.checked;
+            setTicked(lacksAddress);
+            address.mutate(!lacksAddress, { onSettled: () => setTicked(null) });
+          }}
+        />{' '}
+        My licence does not show my current address
+      </label>
+      <p className="hint" id={addressHintId}>
+        {waiting
+          ? 'This cannot change while your accreditation waits for review.'
+          : 'Then a utility bill in your name shows where you live.'}
+      </p>
+      {address.error && (
+        <p className="field-error" role="alert">
+          Your answer was not saved: {messageOf(address.error)}
+        </p>
+      )}
+    </>
   );
 }

@@ -1,4 +1,4 @@
-import { useId, useRef, useState, type ReactNode } from 'react';
+import { type ReactNode, type RefObject, useId, useRef, useState } from 'react';
 import { useDraft } from '../../lib/drafts';
 import { formatRelative } from '../../lib/format';
 import type { AccreditationForReview, RejectionReason } from '../../lib/platform/model';
@@ -25,25 +25,12 @@ function rejectionProblem(reason: RejectionReason | null, note: string): string 
  * all show the same note (a shared draft, kept through a re-sign-in). `onDecided` runs once the
  * decision waits out its undo window (the queue moves focus on).
  */
-export function DecisionForm({
-  accreditation,
-  onDecided,
-  suggestedReason,
-}: {
-  accreditation: Decidable;
-  onDecided?: () => void;
-  /**
-   * The reason chosen when "Reject" is first pressed, for the reviewer to keep or change: "Unreadable
-   * or blurry" where the photo check flagged one of its files (issue 31).
-   */
-  suggestedReason?: RejectionReason;
-}) {
+export function DecisionForm({ accreditation, onDecided, suggestedReason }: DecisionFormProps) {
   const decide = useDecide();
   const [note, setNote, clearNote] = useDraft(`review-note:${accreditation.id}`, '');
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState<RejectionReason | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const noteId = useId();
   const problemId = useId();
   const reasonsRef = useRef<HTMLFieldSetElement>(null);
   const noteRef = useRef<HTMLTextAreaElement>(null);
@@ -90,56 +77,130 @@ export function DecisionForm({
       }}
     >
       {rejecting && (
-        <fieldset className="reasons" ref={reasonsRef} aria-describedby={problem ? problemId : undefined}>
-          <legend>Why is it rejected?</legend>
-          {reasons.map((value) => (
-            <label key={value} className="reason">
-              <input
-                type="radio"
-                name={`reason-${accreditation.id}`}
-                value={value}
-                checked={reason === value}
-                onChange={() => {
-                  setReason(value);
-                  setProblem(null);
-                }}
-              />{' '}
-              {reasonLabels[value]}
-            </label>
-          ))}
-        </fieldset>
+        <ReasonChoice
+          fieldsetRef={reasonsRef}
+          name={`reason-${accreditation.id}`}
+          reason={reason}
+          describedBy={problem ? problemId : undefined}
+          onChoose={(value) => {
+            setReason(value);
+            setProblem(null);
+          }}
+        />
       )}
+      <NoteField
+        textareaRef={noteRef}
+        required={rejecting}
+        note={note}
+        onNote={setNote}
+        problem={problem}
+        problemId={problemId}
+      />
+      <DecisionButtons rejecting={rejecting} />
+    </form>
+  );
+}
+
+interface DecisionFormProps {
+  accreditation: Decidable;
+  onDecided?: () => void;
+  /**
+   * The reason chosen when "Reject" is first pressed, for the reviewer to keep or change: "Unreadable
+   * or blurry" where the photo check flagged one of its files (issue 31).
+   */
+  suggestedReason?: RejectionReason;
+}
+
+/** The note to the investor, and what is wrong with the decision as it stands. */
+function NoteField({
+  textareaRef,
+  required,
+  note,
+  onNote,
+  problem,
+  problemId,
+}: {
+  textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** Rejecting: a note is needed for "Other". */
+  required: boolean;
+  note: string;
+  onNote: (note: string) => void;
+  problem: string | null;
+  problemId: string;
+}) {
+  const noteId = useId();
+  return (
+    <>
       <label htmlFor={noteId}>
-        {rejecting ? 'Note to the investor (required for “Other”)' : 'Note to the investor (optional)'}
+        {required ? 'Note to the investor (required for “Other”)' : 'Note to the investor (optional)'}
       </label>
       <textarea
         id={noteId}
-        ref={noteRef}
+        ref={textareaRef}
         value={note}
         maxLength={2000}
         rows={3}
         aria-describedby={problem ? problemId : undefined}
-        onChange={(e) => setNote(e.target.value)}
+        onChange={(e) => onNote(e.target.value)}
       />
       {problem && (
         <p className="field-error" id={problemId} role="alert">
           {problem}
         </p>
       )}
-      <div className="dialog-actions">
-        {rejecting && (
-          <button type="submit" name="decision" value="cancel" className="button">
-            Cancel rejection
-          </button>
-        )}
-        <button type="submit" name="decision" value="rejected" className="button">
-          Reject
+    </>
+  );
+}
+
+/** The common reasons for a rejection, one to choose. */
+function ReasonChoice({
+  fieldsetRef,
+  name,
+  reason,
+  describedBy,
+  onChoose,
+}: {
+  fieldsetRef: RefObject<HTMLFieldSetElement | null>;
+  name: string;
+  reason: RejectionReason | null;
+  describedBy: string | undefined;
+  onChoose: (reason: RejectionReason) => void;
+}) {
+  return (
+    <fieldset className="reasons" ref={fieldsetRef} aria-describedby={describedBy}>
+      <legend>Why is it rejected?</legend>
+      {reasons.map((value) => (
+        <label key={value} className="reason">
+          <input
+            type="radio"
+            name={name}
+            value={value}
+            checked={reason === value}
+            onChange={() => onChoose(value)}
+          />{' '}
+          {reasonLabels[value]}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The form's submit buttons: the one pressed says what the form does (DecisionForm's onSubmit). */
+function DecisionButtons({ rejecting }: { rejecting: boolean }) {
+  return (
+    <div className="dialog-actions">
+      {rejecting && (
+        <button type="submit" name="decision" value="cancel" className="button">
+          Cancel rejection
         </button>
-        <button type="submit" name="decision" value="approved" className="button primary">
-          Approve
-        </button>
-      </div>
-    </form>
+      )}
+      <button type="submit" name="decision" value="rejected" className="button">
+        Reject
+      </button>
+      <button type="submit" name="decision" value="approved" className="button primary">
+        Approve
+      </button>
+    </div>
   );
 }
 

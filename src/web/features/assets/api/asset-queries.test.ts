@@ -8,6 +8,7 @@ import {
   HttpResponse,
   platformDouble,
   platformUrl,
+  problemResponse,
   specAsset,
   testConfig,
 } from '../../../testing/platform-double';
@@ -73,7 +74,7 @@ describe('rename, privacy and crop show at once', () => {
 describe('two changes to one file, the second made while the first is on its way', () => {
   it('are sent one after the other, the second with the version the first one’s answer gave', async () => {
     // The platform as it is: a change names the version it was made on, else it is refused (412).
-    let stored = specAsset({ etag: '"v1"' });
+    let stored = { ...specAsset(), etag: '"v1"' };
     const sentWith: (string | null)[] = [];
     let answerRename!: () => void;
     server.use(
@@ -82,11 +83,7 @@ describe('two changes to one file, the second made while the first is on its way
         sentWith.push(ifMatch);
         const { asset } = (await request.json()) as { asset: { name?: string; private?: boolean } };
         if (asset.name) await new Promise<void>((resolve) => (answerRename = resolve));
-        if (ifMatch !== stored.etag)
-          return HttpResponse.json(
-            { type: 'about:blank', title: 'Precondition Failed', status: 412, code: 'precondition_failed' },
-            { status: 412, headers: { 'content-type': 'application/problem+json' } },
-          );
+        if (ifMatch !== stored.etag) return problemResponse(412, 'precondition_failed');
         stored = { ...stored, ...asset, etag: `"v${sentWith.length + 1}"` };
         return HttpResponse.json({ asset: stored }, { headers: { etag: stored.etag } });
       }),

@@ -1,5 +1,13 @@
 import pLimit from 'p-limit';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import {
+  type Dispatch,
+  type MutableRefObject,
+  type SetStateAction,
+  useCallback,
+  useEffect,
+  useRef,
+  useState,
+} from 'react';
 import { describeAccepts, findFileType } from '../../../../shared/assets/file-types';
 import { ApiError, messageOf, SessionEnded } from '../../../lib/platform/errors';
 import {
@@ -98,29 +106,30 @@ const continues = (unfinished: UnfinishedUpload, item: Pick<UploadItem, 'file' |
   item.resumeId === unfinished.id ||
   (unfinished.name === item.file.name && unfinished.size === item.file.size);
 
-/**
- * The uploads of one slot: start, follow, pause and resume (resumable ones), cancel, retry; and the
- * slot's unfinished resumable uploads from before a reload, which the same file chosen again continues.
- */
-export function useUploads(target: {
+/** Where an upload goes, and what its slot wants to hear of it. */
+export interface UploadTarget {
   entity: EntityRef;
   fileType: string;
   /** `item` says what the upload was for (the file it replaces, in a one-file slot). */
   onUploaded: (uploaded: Uploaded, item: UploadItem) => void;
   /** The platform refused the person the right to add files here (403). */
   onForbidden: () => void;
-}) {
+}
+
+type SetItems = Dispatch<SetStateAction<UploadItem[]>>;
+type UpdateItem = (id: string, change: Partial<UploadItem>) => void;
+
+/**
+ * The uploads of one slot: start, follow, pause and resume (resumable ones), cancel, retry; and the
+ * slot's unfinished resumable uploads from before a reload, which the same file chosen again continues.
+ */
+export function useUploads(target: UploadTarget) {
   const { platform } = useServices();
   const [items, setItems] = useState<UploadItem[]>([]);
-  const controllers = useRef(new Map<string, AbortController>());
   // Screen readers hear phase changes, not every percent (web-app.md).
   const [announcement, setAnnouncement] = useState('');
-  const targetRef = useRef(target);
-  useEffect(() => {
-    targetRef.current = target;
-  });
 
-  const update = useCallback((id: string, change: Partial<UploadItem>) => {
+  const update = useCallback<UpdateItem>((id, change) => {
     setItems((all) => all.map((item) => (item.id === id ? { ...item, ...change } : item)));
   }, []);
   // The rows as last drawn, for callbacks that outlive a drawing (a finished row cleared later).
@@ -142,10 +151,59 @@ export function useUploads(target: {
     [platform, removeRow],
   );
 
-  // Uploads of this slot that failed before the page last ended (a sign-in, a reload): back with
-  // their Retry, the file and its key kept.
-  const { type: entityType, id: entityId } = target.entity;
-  const slotFileType = target.fileType;
+  useKeptUploads(target.entity, target.fileType, setItems);
+  const { unfinished, setUnfinished, discardUnfinished } = useUnfinishedUploads(
+    target.entity,
+    target.fileType,
+  );
+  const { finished, clearDone } = useDoneSummary(removeRow);
+  const { run, stop } = useUploadRun(target, { update, announce: setAnnouncement, clearDone });
+  useResumeWhenOnline(latestItems, run, setAnnouncement);
+
+  const start = useCallback(
+    (file: File, options: Pick<UploadItem, 'private' | 'meta' | 'replaces'>) => {
+      const item: UploadItem = {
+        id: crypto.randomUUID(),
+        file,
+        ...options,
+        idempotencyKey: crypto.randomUUID(),
+        phase: 'waiting',
+        sent: 0,
+        total: file.size,
+        resumable: platform.resumes(file),
+      };
+      setItems((all) => [...all, item]);
+      // Its row takes over from the unfinished upload it continues.
+      setUnfinished((all) => all.filter((u) => !continues(u, item)));
+      void run(item);
+      return item.id;
+    },
+    [run, platform, setUnfinished],
+  );
+  const controls = useRowControls({ items, run, stop, update, announce: setAnnouncement });
+
+  // Those that a row of this page continues are not listed again.
+  const notContinued = unfinished.filter((u) => !items.some((item) => continues(u, item)));
+
+  return {
+    items,
+    finished,
+    announcement,
+    start,
+    ...controls,
+    dismiss,
+    unfinished: notContinued,
+    discardUnfinished,
+  };
+}
+
+/**
+ * Uploads of this slot that failed before the page last ended (a sign-in, a reload): back with
+ * their Retry, the file and its key kept.
+ */
+function useKeptUploads(entity: EntityRef, slotFileType: string, setItems: SetItems) {
+  const { platform } = useServices();
+  const { type: entityType, id: entityId } = entity;
   useEffect(() => {
     let current = true;
     void keptUploads.of({ type: entityType, id: entityId }, slotFileType).then((kept) => {
@@ -175,10 +233,16 @@ export function useUploads(target: {
     return () => {
       current = false;
     };
-  }, [entityType, entityId, slotFileType, platform]);
+  }, [entityType, entityId, slotFileType, platform, setItems]);
+}
 
-  // Resumable uploads of this slot left unfinished when the page last ended: listed until the same
-  // file is chosen again (its row then takes over) or they are discarded.
+/**
+ * Resumable uploads of this slot left unfinished when the page last ended: listed until the same
+ * file is chosen again (its row then takes over) or they are discarded.
+ */
+function useUnfinishedUploads(entity: EntityRef, slotFileType: string) {
+  const { platform } = useServices();
+  const { type: entityType, id: entityId } = entity;
   const [unfinished, setUnfinished] = useState<UnfinishedUpload[]>([]);
   useEffect(() => {
     let current = true;
@@ -199,8 +263,11 @@ export function useUploads(target: {
     },
     [platform],
   );
+  return { unfinished, setUnfinished, discardUnfinished };
+}
 
-  // Finished uploads of the current run, for the one summary line that replaces their rows.
+/** Finished uploads of the current run, for the one summary line that replaces their rows. */
+function useDoneSummary(removeRow: (id: string) => void) {
   const [finished, setFinished] = useState(0);
   const summaryTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(summaryTimer.current), []);
@@ -223,7 +290,80 @@ export function useUploads(target: {
     },
     [removeRow],
   );
+  return { finished, clearDone };
+}
 
+/** The speed of an upload: a moving average over its progress events, so one burst does not swing it. */
+function speedMeter() {
+  let last: { at: number; sent: number } | undefined;
+  let speed: number | undefined;
+  return {
+    sample(sent: number) {
+      const now = performance.now();
+      if (last && now - last.at >= 250) {
+        const instant = ((sent - last.sent) * 1000) / (now - last.at);
+        speed = speed === undefined ? instant : speed * 0.7 + instant * 0.3;
+        last = { at: now, sent };
+      } else if (!last) last = { at: now, sent };
+      return speed;
+    },
+    /** The speed so far says nothing about the connection that comes back. */
+    reset() {
+      last = undefined;
+      speed = undefined;
+    },
+  };
+}
+
+/** A row's bar, speed and announcements as its bytes go, and when its connection is lost. */
+function progressOf(item: UploadItem, { update, announce }: Pick<RunDeps, 'update' | 'announce'>) {
+  const name = item.file.name;
+  let processing = false;
+  const meter = speedMeter();
+  return {
+    onProgress: (sent: number, total: number) => {
+      const speed = meter.sample(sent);
+      const done = sent >= total;
+      update(item.id, {
+        sent,
+        total,
+        speed,
+        reconnecting: false,
+        phase: done ? 'processing' : 'sending',
+      });
+      if (done && !processing) announce(`${name}: sent, processing`);
+      processing ||= done;
+    },
+    onReconnecting: () => {
+      meter.reset();
+      update(item.id, { reconnecting: true, speed: undefined });
+      announce(`${name}: connection lost, trying again`);
+    },
+  };
+}
+
+interface RunDeps {
+  update: UpdateItem;
+  announce: (words: string) => void;
+  clearDone: (id: string) => void;
+}
+
+/**
+ * `run` sends one row's file (a first time, again, or on from a pause) and follows it to its end;
+ * `stop` aborts a row's upload in flight (with `pauseReason`: a pause), answering whether there was one.
+ */
+function useUploadRun(target: UploadTarget, { update, announce, clearDone }: RunDeps) {
+  const { platform } = useServices();
+  const controllers = useRef(new Map<string, AbortController>());
+  const targetRef = useRef(target);
+  useEffect(() => {
+    targetRef.current = target;
+  });
+  const stop = useCallback((id: string, reason?: unknown) => {
+    const controller = controllers.current.get(id);
+    controller?.abort(reason);
+    return controller !== undefined;
+  }, []);
   const run = useCallback(
     async (item: UploadItem) => {
       const controller = new AbortController();
@@ -239,47 +379,19 @@ export function useUploads(target: {
         ...(item.resumable && item.phase !== 'cancelled' ? {} : { sent: 0 }),
       });
       const name = item.file.name;
-      let processing = false;
-      // The speed is a moving average over the progress events, so one burst does not swing it.
-      let last: { at: number; sent: number } | undefined;
-      let speed: number | undefined;
       let resumeId = item.resumeId;
       try {
         const { entity, fileType } = targetRef.current;
         const uploaded = await untilAborted(controller.signal, () => {
           if (controller.signal.aborted) throw new DOMException('cancelled', 'AbortError');
           update(item.id, { phase: 'sending' });
-          setAnnouncement(`${name}: sending`);
+          announce(`${name}: sending`);
           return platform.upload(
             { fileType, entity, private: item.private, meta: item.meta, file: item.file },
             {
               idempotencyKey: item.idempotencyKey,
               signal: controller.signal,
-              onProgress: (sent, total) => {
-                const now = performance.now();
-                if (last && now - last.at >= 250) {
-                  const instant = ((sent - last.sent) * 1000) / (now - last.at);
-                  speed = speed === undefined ? instant : speed * 0.7 + instant * 0.3;
-                  last = { at: now, sent };
-                } else if (!last) last = { at: now, sent };
-                const done = sent >= total;
-                update(item.id, {
-                  sent,
-                  total,
-                  speed,
-                  reconnecting: false,
-                  phase: done ? 'processing' : 'sending',
-                });
-                if (done && !processing) setAnnouncement(`${name}: sent, processing`);
-                processing ||= done;
-              },
-              onReconnecting: () => {
-                // The speed so far says nothing about the connection that comes back.
-                last = undefined;
-                speed = undefined;
-                update(item.id, { reconnecting: true, speed: undefined });
-                setAnnouncement(`${name}: connection lost, trying again`);
-              },
+              ...progressOf(item, { update, announce }),
               onResumable: (id) => {
                 resumeId = id;
                 update(item.id, { resumeId });
@@ -289,91 +401,118 @@ export function useUploads(target: {
         });
         update(item.id, { phase: 'done', sent: item.file.size, total: item.file.size });
         void keptUploads.drop(item.id);
-        setAnnouncement(`${name}: uploaded`);
+        announce(`${name}: uploaded`);
         targetRef.current.onUploaded(uploaded, item);
         clearDone(item.id);
       } catch (error) {
-        if (error instanceof ApiError && error.status === 403) targetRef.current.onForbidden();
-        if (controller.signal.reason === pauseReason) {
-          update(item.id, { phase: 'paused', speed: undefined, reconnecting: false });
-          setAnnouncement(`${name}: paused`);
-        } else if (error instanceof DOMException && error.name === 'AbortError') {
-          // A resumable upload is given up at the platform as it is cancelled: nothing is left to discard.
-          update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false, resumeId: undefined });
-          setAnnouncement(`${name}: upload cancelled`);
-        } else {
-          const { entity, fileType } = targetRef.current;
-          const failure = failureOf(error, item.file, fileType);
-          const { retryable } = failure;
-          const waitsForConnection = item.resumable && error instanceof TypeError && !navigator.onLine;
-          const message = waitsForConnection
-            ? 'You are offline. The upload continues by itself when you are back online.'
-            : failure.message;
-          update(item.id, {
-            phase: 'failed',
-            error: message,
-            retryable,
-            reconnecting: false,
-            waitsForConnection,
-          });
-          setAnnouncement(`${name} failed: ${message}`);
-          if (retryable) {
-            const { id, file, idempotencyKey } = item;
-            void keptUploads.keep({
-              id,
-              entity,
-              fileType,
-              private: item.private,
-              meta: item.meta,
-              idempotencyKey,
-              file,
-              ...(resumeId ? { resumeId } : {}),
-              error: message,
-              owner: keptForUser(),
-            });
-          }
-        }
+        stopped(error, { item, controller, resumeId, target: targetRef.current, update, announce });
       } finally {
         controllers.current.delete(item.id);
       }
     },
-    [platform, update, clearDone],
+    [platform, update, announce, clearDone],
   );
+  return { run, stop };
+}
 
-  // Back online: what stopped for want of a connection continues from the last byte the platform holds.
+/** An upload that did not end stored: paused, cancelled, or failed (and then kept for Retry when it can succeed). */
+function stopped(
+  error: unknown,
+  {
+    item,
+    controller,
+    resumeId,
+    target,
+    update,
+    announce,
+  }: {
+    item: UploadItem;
+    controller: AbortController;
+    resumeId: string | undefined;
+    target: UploadTarget;
+    update: UpdateItem;
+    announce: (words: string) => void;
+  },
+) {
+  const name = item.file.name;
+  if (error instanceof ApiError && error.status === 403) target.onForbidden();
+  if (controller.signal.reason === pauseReason) {
+    update(item.id, { phase: 'paused', speed: undefined, reconnecting: false });
+    announce(`${name}: paused`);
+    return;
+  }
+  if (error instanceof DOMException && error.name === 'AbortError') {
+    // A resumable upload is given up at the platform as it is cancelled: nothing is left to discard.
+    update(item.id, { phase: 'cancelled', retryable: true, reconnecting: false, resumeId: undefined });
+    announce(`${name}: upload cancelled`);
+    return;
+  }
+  const { entity, fileType } = target;
+  const failure = failureOf(error, item.file, fileType);
+  const { retryable } = failure;
+  const waitsForConnection = item.resumable && error instanceof TypeError && !navigator.onLine;
+  const message = waitsForConnection
+    ? 'You are offline. The upload continues by itself when you are back online.'
+    : failure.message;
+  update(item.id, {
+    phase: 'failed',
+    error: message,
+    retryable,
+    reconnecting: false,
+    waitsForConnection,
+  });
+  announce(`${name} failed: ${message}`);
+  if (retryable) {
+    const { id, file, idempotencyKey } = item;
+    void keptUploads.keep({
+      id,
+      entity,
+      fileType,
+      private: item.private,
+      meta: item.meta,
+      idempotencyKey,
+      file,
+      ...(resumeId ? { resumeId } : {}),
+      error: message,
+      owner: keptForUser(),
+    });
+  }
+}
+
+/** Back online: what stopped for want of a connection continues from the last byte the platform holds. */
+function useResumeWhenOnline(
+  latestItems: MutableRefObject<UploadItem[]>,
+  run: (item: UploadItem) => Promise<void>,
+  announce: (words: string) => void,
+) {
   useEffect(() => {
     const back = () =>
       latestItems.current
         .filter((item) => item.phase === 'failed' && item.waitsForConnection)
         .forEach((item) => {
-          setAnnouncement(`${item.file.name}: back online, resuming`);
+          announce(`${item.file.name}: back online, resuming`);
           void run(item);
         });
     window.addEventListener('online', back);
     return () => window.removeEventListener('online', back);
-  }, [run]);
+  }, [latestItems, run, announce]);
+}
 
-  const start = useCallback(
-    (file: File, options: Pick<UploadItem, 'private' | 'meta' | 'replaces'>) => {
-      const item: UploadItem = {
-        id: crypto.randomUUID(),
-        file,
-        ...options,
-        idempotencyKey: crypto.randomUUID(),
-        phase: 'waiting',
-        sent: 0,
-        total: file.size,
-        resumable: platform.resumes(file),
-      };
-      setItems((all) => [...all, item]);
-      // Its row takes over from the unfinished upload it continues.
-      setUnfinished((all) => all.filter((u) => !continues(u, item)));
-      void run(item);
-      return item.id;
-    },
-    [run, platform],
-  );
-
+/** A row's buttons: Retry, Cancel, Pause and Resume. */
+function useRowControls({
+  items,
+  run,
+  stop,
+  update,
+  announce,
+}: {
+  items: UploadItem[];
+  run: (item: UploadItem) => Promise<void>;
+  stop: (id: string, reason?: unknown) => boolean;
+  update: UpdateItem;
+  announce: (words: string) => void;
+}) {
+  const { platform } = useServices();
   const retry = useCallback(
     (id: string) => {
       const item = items.find((i) => i.id === id);
@@ -385,45 +524,28 @@ export function useUploads(target: {
   /** A paused upload has no request to stop: cancelling it gives up what the platform holds. */
   const cancel = useCallback(
     (id: string) => {
-      const controller = controllers.current.get(id);
-      if (controller) return controller.abort();
+      if (stop(id)) return;
       const item = items.find((i) => i.id === id);
       if (item?.phase !== 'paused') return;
       if (item.resumeId) void platform.discardUpload(item.resumeId);
       update(id, { phase: 'cancelled', retryable: true, resumeId: undefined });
-      setAnnouncement(`${item.file.name}: upload cancelled`);
+      announce(`${item.file.name}: upload cancelled`);
     },
-    [items, platform, update],
+    [items, stop, platform, update, announce],
   );
 
   /** Stops a resumable upload where it is; what arrived stays at the platform for `resume`. */
-  const pause = useCallback((id: string) => controllers.current.get(id)?.abort(pauseReason), []);
+  const pause = useCallback((id: string) => void stop(id, pauseReason), [stop]);
 
   /** Continues a paused upload from the last byte the platform holds (it waits its turn like any upload). */
   const resume = useCallback(
     (id: string) => {
       const item = items.find((i) => i.id === id);
       if (item?.phase !== 'paused') return;
-      setAnnouncement(`${item.file.name}: resuming`);
+      announce(`${item.file.name}: resuming`);
       void run(item);
     },
-    [items, run],
+    [items, run, announce],
   );
-
-  // Those that a row of this page continues are not listed again.
-  const notContinued = unfinished.filter((u) => !items.some((item) => continues(u, item)));
-
-  return {
-    items,
-    finished,
-    announcement,
-    start,
-    retry,
-    cancel,
-    dismiss,
-    pause,
-    resume,
-    unfinished: notContinued,
-    discardUnfinished,
-  };
+  return { retry, cancel, pause, resume };
 }

@@ -21,33 +21,17 @@ export function OfferingsList({
 }) {
   const { platform } = useServices();
   const list = useInfiniteQuery(offeringsQuery(platform));
-  const links = useRef(new Map<number, HTMLAnchorElement>());
-  const end = useRef<HTMLParagraphElement>(null);
-  /** After "Show more": the position of the first new offering, which takes focus once it is shown. */
-  const focusFrom = useRef<number | null>(null);
   const items = useMemo(() => list.data?.pages.flatMap((page) => page.items) ?? [], [list.data]);
-
-  useEffect(() => {
-    const from = focusFrom.current;
-    if (from === null || list.isFetchingNextPage) return;
-    focusFrom.current = null;
-    // A failed page keeps focus on its "Try again"; an empty last one leaves it to the end of the list.
-    if (list.isFetchNextPageError) return;
-    const first = items[from];
-    (first ? links.current.get(first.id) : end.current)?.focus();
-  }, [items, list.isFetchingNextPage, list.isFetchNextPageError]);
+  const { linksRef, endRef, focusNewFrom } = useFocusOnMore(
+    items,
+    list.isFetchingNextPage,
+    list.isFetchNextPageError,
+  );
 
   if (list.isPending) return <Loading label="Loading offerings…" />;
   if (list.data === undefined) {
     if (list.error instanceof NotOffered) return notOffered;
-    return (
-      <ErrorNotice title="The offerings could not be loaded">
-        <p>{messageOf(list.error)}</p>
-        <button type="button" className="button" onClick={() => void list.refetch()}>
-          Try again
-        </button>
-      </ErrorNotice>
-    );
+    return <OfferingsError error={list.error} onRetry={() => void list.refetch()} />;
   }
   if (items.length === 0 && !list.hasNextPage) {
     return (
@@ -59,7 +43,7 @@ export function OfferingsList({
 
   function showMore() {
     if (list.isFetchingNextPage) return;
-    focusFrom.current = items.length;
+    focusNewFrom(items.length);
     void list.fetchNextPage();
   }
 
@@ -72,8 +56,8 @@ export function OfferingsList({
               to={productHref(offering.id)}
               className="offering-link"
               ref={(element) => {
-                if (element) links.current.set(offering.id, element);
-                else links.current.delete(offering.id);
+                if (element) linksRef.current.set(offering.id, element);
+                else linksRef.current.delete(offering.id);
               }}
             >
               <OfferingLogo offering={offering} />
@@ -98,10 +82,44 @@ export function OfferingsList({
           {list.isFetchingNextPage ? 'Loading…' : list.isFetchNextPageError ? 'Try again' : 'Show more'}
         </button>
       ) : (
-        <p className="hint" ref={end} tabIndex={-1}>
+        <p className="hint" ref={endRef} tabIndex={-1}>
           {items.length === 1 ? 'That is the only offering.' : `All ${items.length} offerings are shown.`}
         </p>
       )}
     </>
+  );
+}
+
+/**
+ * After "Show more" (`focusNewFrom` the position of the first new offering), focus goes to the first
+ * new offering once it is shown, or to the end of the list when the last page was empty; a failed
+ * page keeps it on its "Try again".
+ */
+function useFocusOnMore(items: { id: number }[], fetchingMore: boolean, moreFailed: boolean) {
+  const links = useRef(new Map<number, HTMLAnchorElement>());
+  const end = useRef<HTMLParagraphElement>(null);
+  const focusFrom = useRef<number | null>(null);
+  useEffect(() => {
+    const from = focusFrom.current;
+    if (from === null || fetchingMore) return;
+    focusFrom.current = null;
+    if (moreFailed) return;
+    const first = items[from];
+    (first ? links.current.get(first.id) : end.current)?.focus();
+  }, [items, fetchingMore, moreFailed]);
+  const focusNewFrom = (position: number) => {
+    focusFrom.current = position;
+  };
+  return { linksRef: links, endRef: end, focusNewFrom };
+}
+
+function OfferingsError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  return (
+    <ErrorNotice title="The offerings could not be loaded">
+      <p>{messageOf(error)}</p>
+      <button type="button" className="button" onClick={onRetry}>
+        Try again
+      </button>
+    </ErrorNotice>
   );
 }
