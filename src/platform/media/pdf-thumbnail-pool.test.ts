@@ -270,7 +270,11 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     bytesArrive();
     expect([large, await waiting]).toEqual(['memory_limit', 'rendered']);
     // Alone, the same page takes the pool past its budget and is drawn: its own limit bounds it.
-    const sampler = sampleTotalRss(() => processTree().slice(1).filter((pid) => !others.has(pid)));
+    const sampler = sampleTotalRss(() =>
+      processTree()
+        .slice(1)
+        .filter((pid) => !others.has(pid)),
+    );
     expect(await outcome(render(p, inflating))).toBe('rendered');
     expect(sampler.stop()).toBeGreaterThan(budgetMb);
   });

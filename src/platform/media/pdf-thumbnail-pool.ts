@@ -315,9 +315,7 @@ class RenderProcessPool implements PdfThumbnailPool {
     const sized = this.slots.map((slot) => ({ slot, rssMb: processRssMb(slot.worker?.pid) ?? 0 }));
     const total = sized.reduce((sum, { rssMb }) => sum + rssMb, 0);
     if (total <= this.poolMaxRssMb) return;
-    const largest = sized
-      .filter(({ slot }) => rendering(slot))
-      .reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
+    const largest = sized.filter(({ slot }) => rendering(slot)).reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
     this.discardWorker(largest.slot, 'memory_limit', 'PoolMemoryBudget');
   }
 
