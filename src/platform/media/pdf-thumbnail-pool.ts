@@ -159,9 +159,9 @@ interface Slot {
  * runs in the platform's process, at most `workers` render at once, a bounded number wait, and a
  * render past its time limit or its memory limit ends its process (a stuck pdf.js cannot be
  * interrupted any other way) and a fresh one takes its place; so does one that a render left
- * larger. Memory is bounded per process, all of it (`maxRssMb`), and within it the JavaScript heap
- * (`maxHeapMb`), one canvas of at most `maxPixels` and images up to `maxImagePixels`; the platform
- * holds only the 64 KB ranges pdf.js asked for and the PNG.
+ * larger. Memory is bounded per process, all of it (`maxRssMb`), and across them (`poolMaxRssMb`);
+ * within a process the JavaScript heap (`maxHeapMb`), one canvas of at most `maxPixels` and images
+ * up to `maxImagePixels`; the platform holds only the 64 KB ranges pdf.js asked for and the PNG.
  */
 export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThumbnailPool {
   return new RenderProcessPool(options);
