@@ -93,6 +93,11 @@ const envSchema = z
      * ended and its PDF gets no thumbnail (a page that inflates to hundreds of MB).
      */
     PDF_RENDER_MAX_RSS_MB: z.coerce.number().int().min(128).default(512),
+    /**
+     * Memory of all the render processes together; past it while two renders or more run, the
+     * largest is ended (its PDF gets no thumbnail). Default PDF_RENDER_MAX_RSS_MB + 128.
+     */
+    PDF_RENDER_POOL_MAX_RSS_MB: z.coerce.number().int().min(128).optional(),
     /** CPU time of one PDF render (Linux; elsewhere wall time); past it the PDF gets no thumbnail. */
     PDF_THUMBNAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /**
@@ -179,6 +184,7 @@ const envSchema = z
         maxBytes: env.PDF_THUMBNAIL_MAX_BYTES,
         lowPriority: env.PDF_THUMBNAIL_LOW_PRIORITY,
         maxRssMb: env.PDF_RENDER_MAX_RSS_MB,
+        poolMaxRssMb: env.PDF_RENDER_POOL_MAX_RSS_MB ?? env.PDF_RENDER_MAX_RSS_MB + 128,
       },
       blobStore: storageConfig(env),
     };

@@ -175,6 +175,10 @@ it('PT5 keeps hostile PDFs from taking the memory: their renders end past the li
   expect(inMb(peak.largestHelper)).toBeLessThan(renderLimitMb + overshootMb);
   // The two render processes, each within its limit, and the platform.
   expect(inMb(peak.total)).toBeLessThan(inMb(peak.own) + 2 * (renderLimitMb + overshootMb));
+  // Together the render processes stay near the pool's budget (PDF_RENDER_POOL_MAX_RSS_MB, by default
+  // this limit + 128): the largest of two renders is ended once they pass it, so the whole stays
+  // within the issue's 1 GB (823–881 MB in the nine runs that set this).
+  expect(inMb(peak.total)).toBeLessThanOrEqual(1024);
   expect(slowestMs).toBeLessThan(5000);
   // What an operator reads in the log: each hostile PDF went without a thumbnail, and why. The log
   // goes out in batches (up to 200 ms after the line), so the sixth line may follow its thumbnail.

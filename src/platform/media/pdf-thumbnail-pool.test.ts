@@ -82,6 +82,28 @@ function processTree(pid: number | 'self' = 'self'): (number | 'self')[] {
   return [pid, ...children.flatMap((child) => processTree(child))];
 }
 
+/** Samples the summed resident memory of some processes every 20 ms; `stop` answers its peak, in MB. */
+function sampleTotalRss(pids: () => (number | 'self')[]) {
+  let peakMb = 0;
+  const timer = setInterval(() => {
+    const totalKb = pids().reduce<number>((sum, pid) => {
+      try {
+        const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return sum + (kb ? Number(kb[1]) : 0);
+      } catch {
+        return sum; // Ended meanwhile.
+      }
+    }, 0);
+    peakMb = Math.max(peakMb, totalKb / 1024);
+  }, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peakMb;
+    },
+  };
+}
+
 /**
  * Threads of this process and of its render processes at the lowest CPU priority (SCHED_IDLE, or
  * nice 19), from /proc on Linux. After the command name, `stat` holds field 3 onwards: nice is
@@ -227,6 +249,34 @@ describe('PDF thumbnail pool', { timeout: 180_000 }, () => {
     );
     expect(await outcome(render(p, await redHalfPdf()))).toBe('rendered');
     expect(renderProcesses().filter((pid) => !others.has(pid))).toHaveLength(1);
+  });
+
+  it('ends the largest render once the render processes together pass the pool budget, and leaves a render alone within its own limit', async () => {
+    const budgetMb = 350;
+    const others = new Set(processTree().slice(1));
+    const p = pool({ workers: 2, maxRssMb: 1024, poolMaxRssMb: budgetMb, timeoutMs: 600_000 });
+    // Both processes up, so the two renders below run side by side from the start.
+    await Promise.all([render(p, await redHalfPdf()), render(p, await redHalfPdf())]);
+    const inflating = await inflatingPdf(200 * 1024 * 1024);
+    // A page that inflates to 200 MB beside a small one whose bytes are slow to come: together past
+    // the budget, so the larger is ended; the small one is drawn once its bytes arrive.
+    const small = await redHalfPdf();
+    let bytesArrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (bytesArrive = resolve));
+    const waiting = outcome(
+      p.render({ size: small.length, read: async (range) => (await arrived, source(small).read(range)) }),
+    );
+    const large = await outcome(render(p, inflating));
+    bytesArrive();
+    expect([large, await waiting]).toEqual(['memory_limit', 'rendered']);
+    // Alone, the same page takes the pool past its budget and is drawn: its own limit bounds it.
+    const sampler = sampleTotalRss(() =>
+      processTree()
+        .slice(1)
+        .filter((pid) => !others.has(pid)),
+    );
+    expect(await outcome(render(p, inflating))).toBe('rendered');
+    expect(sampler.stop()).toBeGreaterThan(budgetMb);
   });
 
   it('says whether a render handed over now would begin at once: only with a worker ready and free', async () => {

@@ -7,6 +7,7 @@ import {
   type RenderLimits,
   sendTo,
   startRenderProcess,
+  watchEveryMs,
   watchRender,
 } from './render-process';
 
@@ -83,6 +84,15 @@ export interface PdfThumbnailPoolOptions {
    */
   maxRssMb?: number;
   /**
+   * Memory of all the render processes together, resident (RSS), in MB. While two renders or more
+   * run and the processes' sum passes this, the largest render is ended (`memory_limit`, as past
+   * `maxRssMb`) and its process replaced: six hostile PDFs at once take one process's limit, not
+   * `workers` × it. A render running alone is bounded by `maxRssMb` only, so one large cover can
+   * still use all of it. Default `maxRssMb` + 128: one render at its limit and another at rest
+   * (about 100 MB).
+   */
+  poolMaxRssMb?: number;
+  /**
    * A render process that has grown by more than this since it was ready (memory that a render
    * took and the allocator kept) is replaced once its job is done, so that what one hostile PDF
    * took is given back. Default a quarter of `maxRssMb`.
@@ -149,9 +159,9 @@ interface Slot {
  * runs in the platform's process, at most `workers` render at once, a bounded number wait, and a
  * render past its time limit or its memory limit ends its process (a stuck pdf.js cannot be
  * interrupted any other way) and a fresh one takes its place; so does one that a render left
- * larger. Memory is bounded per process, all of it (`maxRssMb`), and within it the JavaScript heap
- * (`maxHeapMb`), one canvas of at most `maxPixels` and images up to `maxImagePixels`; the platform
- * holds only the 64 KB ranges pdf.js asked for and the PNG.
+ * larger. Memory is bounded per process, all of it (`maxRssMb`), and across them (`poolMaxRssMb`);
+ * within a process the JavaScript heap (`maxHeapMb`), one canvas of at most `maxPixels` and images
+ * up to `maxImagePixels`; the platform holds only the 64 KB ranges pdf.js asked for and the PNG.
  */
 export function createPdfThumbnailPool(options: PdfThumbnailPoolOptions): PdfThumbnailPool {
   return new RenderProcessPool(options);
@@ -164,6 +174,9 @@ class RenderProcessPool implements PdfThumbnailPool {
   private readonly limits: RenderLimits;
   private readonly recycleGrowthMb: number;
   private readonly startTimeoutMs: number;
+  private readonly poolMaxRssMb: number;
+  /** Looks at the processes' memory together while renders run (`watchBudget`). */
+  private budgetTimer?: NodeJS.Timeout;
   private readonly slots: Slot[];
   private readonly queue: Waiting[] = [];
   private nextId = 1;
@@ -187,6 +200,7 @@ class RenderProcessPool implements PdfThumbnailPool {
     };
     this.recycleGrowthMb = options.recycleGrowthMb ?? maxRssMb / 4;
     this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
+    this.poolMaxRssMb = options.poolMaxRssMb ?? maxRssMb + 128;
     this.slots = Array.from({ length: options.workers }, () => ({ ready: false }));
   }
 
@@ -216,6 +230,7 @@ class RenderProcessPool implements PdfThumbnailPool {
 
   async close() {
     this.closed = true;
+    clearTimeout(this.budgetTimer);
     for (const waiting of this.queue.splice(0)) waiting.reject(new PdfThumbnailError('closed'));
     await Promise.all(
       this.slots.map(async (slot) => {
@@ -256,6 +271,7 @@ class RenderProcessPool implements PdfThumbnailPool {
     job.watch = watchRender(worker.pid, this.limits, (failure) => {
       if (slot.job === job && slot.worker === worker) this.discardWorker(slot, failure);
     });
+    this.watchBudget();
     const size = waiting.source.size;
     let head: Uint8Array;
     try {
@@ -270,6 +286,37 @@ class RenderProcessPool implements PdfThumbnailPool {
     // The job may have ended (timeout, close) while the bytes were read.
     if (slot.worker !== worker || slot.job !== job) return;
     sendTo(worker, { render: { id: job.id, size, chunkBytes, head, ...this.page } });
+  }
+
+  /**
+   * Looks at the render processes' memory together every 20 ms (as each process's own watch does:
+   * a decoding buffer can double between two looks) while any render runs, and stops when none does.
+   */
+  private watchBudget() {
+    if (this.budgetTimer || this.closed) return;
+    this.budgetTimer = setTimeout(() => {
+      this.budgetTimer = undefined;
+      if (this.closed || !this.slots.some((slot) => slot.job)) return;
+      this.enforceBudget();
+      this.watchBudget();
+    }, watchEveryMs).unref();
+  }
+
+  /**
+   * Ends the largest of two renders or more once the render processes together (busy, idle and
+   * starting: all hold memory) pass `poolMaxRssMb`. Resident memory (VmRSS), not proportional
+   * (Pss): it is read in O(1) where smaps_rollup walks every page of a process 50 times a second,
+   * it is what `maxRssMb` and an operator's `ps` count, and what it counts twice (the pages of
+   * Node's code that the processes share) only makes the budget stricter.
+   */
+  private enforceBudget() {
+    const rendering = (slot: Slot) => slot.worker !== undefined && slot.job !== undefined;
+    if (this.slots.filter(rendering).length < 2) return;
+    const sized = this.slots.map((slot) => ({ slot, rssMb: processRssMb(slot.worker?.pid) ?? 0 }));
+    const total = sized.reduce((sum, { rssMb }) => sum + rssMb, 0);
+    if (total <= this.poolMaxRssMb) return;
+    const largest = sized.filter(({ slot }) => rendering(slot)).reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
+    this.discardWorker(largest.slot, 'memory_limit', 'PoolMemoryBudget');
   }
 
   private spawn(slot: Slot) {

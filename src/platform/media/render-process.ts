@@ -129,7 +129,7 @@ export function endProcess(worker: ChildProcess): Promise<void> {
 }
 
 /** Milliseconds between two looks at a render process: its memory can grow by a few hundred MB a second. */
-const watchEveryMs = 20;
+export const watchEveryMs = 20;
 
 export interface RenderLimits {
   /** Resident memory, in MB. */
