@@ -2,20 +2,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { allLongFunctions, longFunctions } from './long-functions';
 
-/**
- * Long functions in files others are changing now (issue 30): each leaves this list when it is
- * split or says why it stays whole.
- */
-const beingChanged = [
-  'web/features/assets/components/pdf-pages.tsx',
-  'web/features/assets/components/file-viewer.tsx',
-  'platform/media/pdf-thumbnail-worker.ts',
-];
-
 describe('the production functions of 80 lines or more (issue 30)', () => {
   it('each say at their head why they stay whole', () => {
     const unexplained = allLongFunctions(80)
-      .filter((f) => f.whole === undefined && !beingChanged.includes(f.file))
+      .filter((f) => f.whole === undefined)
       .map((f) => `src/${f.file}:${f.line} ${f.name} (${f.lines} lines)`);
     expect(unexplained).toEqual([]);
   });

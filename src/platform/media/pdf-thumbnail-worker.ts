@@ -16,6 +16,7 @@ import {
   PDFDataRangeTransport,
   PDFWorker,
   VerbosityLevel,
+  type PDFDocumentProxy,
 } from 'pdfjs-dist/legacy/build/pdf.mjs';
 
 /** Set in the environment of the pool's render processes. */
@@ -367,65 +368,91 @@ async function render(job: ThumbnailJob['render'], reply: (answer: RenderReply) 
   try {
     const doc = await orFailure(task.promise);
     const page = await orFailure(doc.getPage(1));
-    const natural = page.getViewport({ scale: 1 });
-    const scale = fitScale(natural.width, natural.height, job.maxSide, job.maxPixels);
-    if (!Number.isFinite(scale) || scale <= 0) throw new Error('the first page has no area');
-    const viewport = page.getViewport({ scale });
-    let width = Math.max(1, Math.min(job.maxSide, Math.round(viewport.width)));
-    let height = Math.max(1, Math.min(job.maxSide, Math.round(viewport.height)));
-    // Rounding up may cross the pixel limit by a row or a column.
-    if (width * height > job.maxPixels) {
-      width = Math.max(1, Math.floor(viewport.width));
-      height = Math.max(1, Math.floor(viewport.height));
-    }
-    // The document's own factory: the canvas pdf.js brings (@napi-rs/canvas), the one it draws on.
-    const factory = doc.canvasFactory as {
-      create(w: number, h: number): DrawnCanvas;
-      destroy(drawn: DrawnCanvas): void;
-    };
-    const drawn = factory.create(width, height);
-    let png: Buffer;
-    try {
-      await orFailure(
-        page.render({
-          canvas: drawn.canvas as unknown as HTMLCanvasElement,
-          canvasContext: drawn.context,
-          viewport,
-          // A PDF page is opaque paper; without this a transparent page would come out black in viewers.
-          background: 'rgb(255, 255, 255)',
-        }).promise,
-      );
-      // Read in place (`data()` is a view of the canvas's memory), before the canvas goes.
-      png = await encodePng(drawn.canvas.data(), width, height);
-    } finally {
-      // Its memory (4 bytes a pixel, outside the JavaScript heap) goes now, not whenever the garbage
-      // collector gets to the canvas.
-      factory.destroy(drawn);
-    }
+    const { viewport, width, height } = thumbnailSize(page, job);
+    const png = await drawPng(doc, page, viewport, width, height, orFailure);
     page.cleanup();
     // A page drawn without the content that could not be read (or did not fit) is not the page.
     if (contentFailure) throw new Error('the page was not read whole');
     reply({ id: job.id, ok: true, png, width, height });
   } catch (error) {
-    if (contentFailure?.reason === 'memory_limit' || isAllocationFailure(error))
-      return reply({ id: job.id, ok: false, reason: 'memory_limit', errorName: 'RangeError' });
-    if (transport.failed !== undefined)
-      return reply({ id: job.id, ok: false, reason: 'read_failed', errorName: transport.failed });
-    if (contentFailure)
-      return reply({ id: job.id, ok: false, reason: 'unreadable', errorName: contentFailure.errorName });
-    const errorName = (error as { name?: unknown } | null)?.name;
-    const name = typeof errorName === 'string' ? errorName : 'Error';
-    const reason: RenderFailure =
-      name === 'PasswordException'
-        ? 'encrypted'
-        : name === 'InvalidPDFException'
-          ? 'invalid_pdf'
-          : 'render_failed';
-    reply({ id: job.id, ok: false, reason, errorName: name });
+    reply({ id: job.id, ok: false, ...failureOf(error, transport) });
   } finally {
     current = undefined;
     await task.destroy();
   }
+}
+
+type Page = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
+type Viewport = ReturnType<Page['getViewport']>;
+
+/** Page 1's size in the thumbnail: fitted within the job's side and pixel limits, whole pixels. */
+function thumbnailSize(page: Page, job: ThumbnailJob['render']) {
+  const natural = page.getViewport({ scale: 1 });
+  const scale = fitScale(natural.width, natural.height, job.maxSide, job.maxPixels);
+  if (!Number.isFinite(scale) || scale <= 0) throw new Error('the first page has no area');
+  const viewport = page.getViewport({ scale });
+  let width = Math.max(1, Math.min(job.maxSide, Math.round(viewport.width)));
+  let height = Math.max(1, Math.min(job.maxSide, Math.round(viewport.height)));
+  // Rounding up may cross the pixel limit by a row or a column.
+  if (width * height > job.maxPixels) {
+    width = Math.max(1, Math.floor(viewport.width));
+    height = Math.max(1, Math.floor(viewport.height));
+  }
+  return { viewport, width, height };
+}
+
+/** The page drawn on white paper and encoded as PNG; the canvas's memory freed at once after. */
+async function drawPng(
+  doc: PDFDocumentProxy,
+  page: Page,
+  viewport: Viewport,
+  width: number,
+  height: number,
+  orFailure: <T>(promise: Promise<T>) => Promise<T>,
+): Promise<Buffer> {
+  // The document's own factory: the canvas pdf.js brings (@napi-rs/canvas), the one it draws on.
+  const factory = doc.canvasFactory as {
+    create(w: number, h: number): DrawnCanvas;
+    destroy(drawn: DrawnCanvas): void;
+  };
+  const drawn = factory.create(width, height);
+  try {
+    await orFailure(
+      page.render({
+        canvas: drawn.canvas as unknown as HTMLCanvasElement,
+        canvasContext: drawn.context,
+        viewport,
+        // A PDF page is opaque paper; without this a transparent page would come out black in viewers.
+        background: 'rgb(255, 255, 255)',
+      }).promise,
+    );
+    // Read in place (`data()` is a view of the canvas's memory), before the canvas goes.
+    return await encodePng(drawn.canvas.data(), width, height);
+  } finally {
+    // Its memory (4 bytes a pixel, outside the JavaScript heap) goes now, not whenever the garbage
+    // collector gets to the canvas.
+    factory.destroy(drawn);
+  }
+}
+
+/** Why a render failed, as the pool logs it: memory first, then the file's read, then pdf.js's word. */
+function failureOf(
+  error: unknown,
+  transport: BlobRangeTransport,
+): { reason: RenderFailure; errorName: string } {
+  if (contentFailure?.reason === 'memory_limit' || isAllocationFailure(error))
+    return { reason: 'memory_limit', errorName: 'RangeError' };
+  if (transport.failed !== undefined) return { reason: 'read_failed', errorName: transport.failed };
+  if (contentFailure) return { reason: 'unreadable', errorName: contentFailure.errorName };
+  const errorName = (error as { name?: unknown } | null)?.name;
+  const name = typeof errorName === 'string' ? errorName : 'Error';
+  const reason: RenderFailure =
+    name === 'PasswordException'
+      ? 'encrypted'
+      : name === 'InvalidPDFException'
+        ? 'invalid_pdf'
+        : 'render_failed';
+  return { reason, errorName: name };
 }
 
 if (port) {

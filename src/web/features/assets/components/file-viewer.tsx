@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient, type UseQueryResult } from '@tanstack/react-query';
 import type { FileList } from '../../../lib/file-lists';
 import {
   lazy,
@@ -15,7 +15,7 @@ import { Dialog } from '../../../components/ui/dialog';
 import { Loading } from '../../../components/ui/status';
 import { formatSize } from '../../../lib/format';
 import { messageOf } from '../../../lib/platform/errors';
-import type { StoredFile } from '../../../lib/platform/model';
+import type { FileAddress, StoredFile } from '../../../lib/platform/model';
 import type { Platform } from '../../../lib/platform/platform';
 import { useServices } from '../../../lib/services';
 import { addressQuery, previewAddressQuery } from '../api/asset-queries';
@@ -183,6 +183,60 @@ function DownloadButton({ file }: { file: StoredFile }) {
   );
 }
 
+/** The file's own view, by what it can be shown as (file-kind.ts), from its signed download URL. */
+function FileBody({ file, address }: { file: StoredFile; address: UseQueryResult<FileAddress> }) {
+  const kind = kindOf(file).shownAs;
+  if (address.isError) return <p className="field-error">{messageOf(address.error)}</p>;
+  if (kind === 'pdf') return <PdfView file={file} url={address.data?.url} />;
+  if (kind === 'image') return <ImageView file={file} original={address.data?.url} />;
+  if (kind === null) return <CannotShow file={file} />;
+  return <TextView file={file} url={address.data?.url} as={kind} />;
+}
+
+/** Previous and Next through the other files of the list, and where this one is among them. */
+function FilePosition({ index, count, move }: { index: number; count: number; move: (by: number) => void }) {
+  return (
+    <div className="viewer-position" role="group" aria-label="Other files">
+      <button type="button" className="button" onClick={() => move(-1)} disabled={index === 0}>
+        Previous<span className="visually-hidden"> file</span>
+      </button>
+      <span aria-live="polite">
+        {index + 1} of {count}
+      </span>
+      <button type="button" className="button" onClick={() => move(1)} disabled={index === count - 1}>
+        Next<span className="visually-hidden"> file</span>
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The files the viewer steps through (the list as it was when it opened: files uploaded or deleted
+ * meanwhile do not move it), the one shown, and a step to another; ← and → step too.
+ */
+function useFileSteps(opened: StoredFile, list: FileList | undefined) {
+  const queryClient = useQueryClient();
+  const [files] = useState(() => (list ? filesBeside(opened, list.files(queryClient)) : [opened]));
+  const [currentId, setCurrentId] = useState(opened.id);
+  const index = Math.max(
+    0,
+    files.findIndex((f) => f.id === currentId),
+  );
+  const move = (by: number) => {
+    const next = files[index + by];
+    if (next) setCurrentId(next.id);
+  };
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.defaultPrevented || typing(event.target) || event.altKey || event.ctrlKey || event.metaKey)
+      return;
+    if (event.key === 'ArrowLeft' && index > 0) move(-1);
+    else if (event.key === 'ArrowRight' && index < files.length - 1) move(1);
+    else return;
+    event.preventDefault();
+  }
+  return { file: files[index] ?? opened, index, count: files.length, move, onKeyDown };
+}
+
 /**
  * A file shown inside the app: an image to zoom, move and turn, with its crop outlined; a PDF page by
  * page; text; a CSV file as a table; anything else as what it is, with Download. Every file has
@@ -203,63 +257,20 @@ export default function FileViewer({
   aside?: ReactNode;
 }) {
   const { platform } = useServices();
-  const queryClient = useQueryClient();
-  // The list as it is when the viewer opens: files uploaded or deleted meanwhile do not move it.
-  const [files] = useState(() => (list ? filesBeside(opened, list.files(queryClient)) : [opened]));
-  const [currentId, setCurrentId] = useState(opened.id);
-  const index = Math.max(
-    0,
-    files.findIndex((f) => f.id === currentId),
-  );
-  const file = files[index] ?? opened;
+  const { file, index, count, move, onKeyDown } = useFileSteps(opened, list);
   const kind = kindOf(file).shownAs;
   const address = useQuery({ ...addressQuery(platform, file, 'original'), enabled: kind !== null });
-
-  const move = (by: number) => {
-    const next = files[index + by];
-    if (next) setCurrentId(next.id);
-  };
-  function onKeyDown(event: KeyboardEvent) {
-    if (event.defaultPrevented || typing(event.target) || event.altKey || event.ctrlKey || event.metaKey)
-      return;
-    if (event.key === 'ArrowLeft' && index > 0) move(-1);
-    else if (event.key === 'ArrowRight' && index < files.length - 1) move(1);
-    else return;
-    event.preventDefault();
-  }
-
-  let body: ReactNode;
-  if (address.isError) body = <p className="field-error">{messageOf(address.error)}</p>;
-  else if (kind === 'pdf') body = <PdfView key={file.id} file={file} url={address.data?.url} />;
-  else if (kind === 'image') body = <ImageView key={file.id} file={file} original={address.data?.url} />;
-  else if (kind === null) body = <CannotShow key={file.id} file={file} />;
-  else body = <TextView key={file.id} file={file} url={address.data?.url} as={kind} />;
-
   return (
     <Dialog title={file.name} onClose={onClose} wide className="viewer-dialog">
       <div className={aside ? 'viewer viewer-with-aside' : 'viewer'} onKeyDown={onKeyDown}>
-        <div className="viewer-main">{body}</div>
+        <div className="viewer-main">
+          {/* A view of its own per file: nothing of one file's state carries over to the next. */}
+          <FileBody key={file.id} file={file} address={address} />
+        </div>
         {aside && <div className="viewer-aside">{aside}</div>}
       </div>
       <div className="dialog-actions viewer-actions">
-        {files.length > 1 && (
-          <div className="viewer-position" role="group" aria-label="Other files">
-            <button type="button" className="button" onClick={() => move(-1)} disabled={index === 0}>
-              Previous<span className="visually-hidden"> file</span>
-            </button>
-            <span aria-live="polite">
-              {index + 1} of {files.length}
-            </span>
-            <button
-              type="button"
-              className="button"
-              onClick={() => move(1)}
-              disabled={index === files.length - 1}
-            >
-              Next<span className="visually-hidden"> file</span>
-            </button>
-          </div>
-        )}
+        {count > 1 && <FilePosition index={index} count={count} move={move} />}
         <DownloadButton file={file} />
         {address.data && kind !== null && (
           <a className="button" href={address.data.url} target="_blank" rel="noopener noreferrer">

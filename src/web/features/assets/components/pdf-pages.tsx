@@ -86,39 +86,17 @@ const maxZoom = 5;
 /** CSS pixels per PDF point at 100 %: a point is 1/72 inch, a CSS pixel 1/96. */
 const cssPerPoint = 96 / 72;
 
+type Zoom = 'fit' | number;
+
 /**
- * The pages in a scrolling region with what moves about them: "Page N of M" as they scroll past (the
- * page under a line 40 % down the region), going to a page, zoom (fit the width, 100 % = the page's
- * printed size, steps), and keys: Page Up/Down, Home/End, + − 0. The region has focus when it opens.
+ * Which page is being read ("Page N of M") as the pages scroll past: the one crossing a line 40 % down
+ * the region, or the first or last at either end of the scroll, short as it may be; and going to a page.
  */
-function PdfDocument({
-  pdf,
-  name,
-  pageWidthPt,
-  ratio,
-  cover,
-}: {
-  pdf: PDFDocumentProxy;
-  name: string;
-  pageWidthPt: number;
-  ratio: number;
-  cover?: string;
-}) {
-  const total = pdf.numPages;
+function usePageBeingRead(total: number) {
+  /** The scrolling region, and each page's item in it. */
   const scroller = useRef<HTMLDivElement>(null);
   const pages = useRef<(HTMLLIElement | null)[]>([]);
   const [current, setCurrent] = useState(1);
-  const [zoom, setZoom] = useState<'fit' | number>('fit');
-  const [goal, setGoal] = useState('');
-  const measured = useStageSize(scroller);
-  useFocusOnArrival(scroller);
-
-  const fitWidth = Math.max(100, (measured?.width ?? 800) - 2);
-  const actualWidth = pageWidthPt * cssPerPoint;
-  const width = Math.round(zoom === 'fit' ? fitWidth : actualWidth * zoom);
-  const scale = width / actualWidth;
-
-  // The page crossing a line 40 % down the region is the one being read.
   useEffect(() => {
     const root = scroller.current;
     if (!root || typeof IntersectionObserver === 'undefined') return;
@@ -131,9 +109,8 @@ function PdfDocument({
     );
     for (const page of pages.current) if (page) observer.observe(page);
     return () => observer.disconnect();
-  }, [total]);
+  }, [scroller, pages, total]);
 
-  /** At either end of the scroll the first or last page is the one being read, short as it may be. */
   function onScroll() {
     const root = scroller.current;
     if (!root) return;
@@ -149,7 +126,148 @@ function PdfDocument({
     setCurrent(target);
   }
 
-  const zoomTo = (next: number) => setZoom(Math.min(maxZoom, Math.max(minZoom, next)));
+  return { scroller, pages, current, onScroll, goTo };
+}
+
+/** "Go to page" with its number field: a page past either end goes to that end. */
+function GoToPage({ total, goTo }: { total: number; goTo: (page: number) => void }) {
+  const [goal, setGoal] = useState('');
+  return (
+    <form
+      className="go-to-page"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const page = Number(goal);
+        if (Number.isFinite(page) && goal !== '') goTo(page);
+      }}
+    >
+      <label>
+        Go to page{' '}
+        <input
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={total}
+          value={goal}
+          onChange={(event) => setGoal(event.target.value)}
+        />
+      </label>
+      <button type="submit" className="button small">
+        Go
+      </button>
+    </form>
+  );
+}
+
+/** Zoom out and in by steps, the zoom said in per cent, fit the width, and 100 % (the printed size). */
+function ZoomControls({
+  scale,
+  zoom,
+  setZoom,
+}: {
+  scale: number;
+  zoom: Zoom;
+  setZoom: (zoom: Zoom) => void;
+}) {
+  const zoomTo = (next: number) => setZoom(clampZoom(next));
+  return (
+    <>
+      <button
+        type="button"
+        className="button small"
+        onClick={() => zoomTo(scale / zoomStep)}
+        disabled={scale <= minZoom}
+      >
+        Zoom out
+      </button>
+      <span className="zoom-level" aria-live="polite">
+        <span className="visually-hidden">Zoom </span>
+        {Math.round(scale * 100)} %
+      </span>
+      <button
+        type="button"
+        className="button small"
+        onClick={() => zoomTo(scale * zoomStep)}
+        disabled={scale >= maxZoom}
+      >
+        Zoom in
+      </button>
+      <button
+        type="button"
+        className="button small"
+        onClick={() => setZoom('fit')}
+        aria-pressed={zoom === 'fit'}
+      >
+        Fit width
+      </button>
+      <button
+        type="button"
+        className="button small"
+        onClick={() => setZoom(1)}
+        aria-pressed={zoom === 1}
+        aria-label="100 %: the page's printed size"
+      >
+        100 %
+      </button>
+    </>
+  );
+}
+
+/** The controls above the pages: the page being read, going to a page, and the zoom. */
+function PdfToolbar({
+  current,
+  total,
+  goTo,
+  ...zoom
+}: {
+  current: number;
+  total: number;
+  goTo: (page: number) => void;
+  scale: number;
+  zoom: Zoom;
+  setZoom: (zoom: Zoom) => void;
+}) {
+  return (
+    <div className="viewer-controls" role="toolbar" aria-label="Pages and zoom">
+      <span className="page-number" aria-live="polite">
+        Page {current} of {total}
+      </span>
+      <GoToPage total={total} goTo={goTo} />
+      <ZoomControls {...zoom} />
+    </div>
+  );
+}
+
+const clampZoom = (zoom: number) => Math.min(maxZoom, Math.max(minZoom, zoom));
+
+/**
+ * The pages in a scrolling region with what moves about them: "Page N of M" as they scroll past, going
+ * to a page, zoom (fit the width, 100 % = the page's printed size, steps), and keys: Page Up/Down,
+ * Home/End, + − 0. The region has focus when it opens.
+ */
+function PdfDocument({
+  pdf,
+  name,
+  pageWidthPt,
+  ratio,
+  cover,
+}: {
+  pdf: PDFDocumentProxy;
+  name: string;
+  pageWidthPt: number;
+  ratio: number;
+  cover?: string;
+}) {
+  const total = pdf.numPages;
+  const { scroller, pages, current, onScroll, goTo } = usePageBeingRead(total);
+  const [zoom, setZoom] = useState<Zoom>('fit');
+  const measured = useStageSize(scroller);
+  useFocusOnArrival(scroller);
+
+  const fitWidth = Math.max(100, (measured?.width ?? 800) - 2);
+  const actualWidth = pageWidthPt * cssPerPoint;
+  const width = Math.round(zoom === 'fit' ? fitWidth : actualWidth * zoom);
+  const scale = width / actualWidth;
 
   function onKeyDown(event: KeyboardEvent) {
     const keys: Record<string, () => void> = {
@@ -157,9 +275,9 @@ function PdfDocument({
       PageUp: () => goTo(current - 1),
       Home: () => goTo(1),
       End: () => goTo(total),
-      '+': () => zoomTo(scale * zoomStep),
-      '=': () => zoomTo(scale * zoomStep),
-      '-': () => zoomTo(scale / zoomStep),
+      '+': () => setZoom(clampZoom(scale * zoomStep)),
+      '=': () => setZoom(clampZoom(scale * zoomStep)),
+      '-': () => setZoom(clampZoom(scale / zoomStep)),
       '0': () => setZoom('fit'),
     };
     const action = keys[event.key];
@@ -171,71 +289,7 @@ function PdfDocument({
   return (
     // The keys work wherever focus is in the view (the pages, or a button just pressed).
     <div className="pdf-view" onKeyDown={onKeyDown}>
-      <div className="viewer-controls" role="toolbar" aria-label="Pages and zoom">
-        <span className="page-number" aria-live="polite">
-          Page {current} of {total}
-        </span>
-        <form
-          className="go-to-page"
-          onSubmit={(event) => {
-            event.preventDefault();
-            const page = Number(goal);
-            if (Number.isFinite(page) && goal !== '') goTo(page);
-          }}
-        >
-          <label>
-            Go to page{' '}
-            <input
-              type="number"
-              inputMode="numeric"
-              min={1}
-              max={total}
-              value={goal}
-              onChange={(event) => setGoal(event.target.value)}
-            />
-          </label>
-          <button type="submit" className="button small">
-            Go
-          </button>
-        </form>
-        <button
-          type="button"
-          className="button small"
-          onClick={() => zoomTo(scale / zoomStep)}
-          disabled={scale <= minZoom}
-        >
-          Zoom out
-        </button>
-        <span className="zoom-level" aria-live="polite">
-          <span className="visually-hidden">Zoom </span>
-          {Math.round(scale * 100)} %
-        </span>
-        <button
-          type="button"
-          className="button small"
-          onClick={() => zoomTo(scale * zoomStep)}
-          disabled={scale >= maxZoom}
-        >
-          Zoom in
-        </button>
-        <button
-          type="button"
-          className="button small"
-          onClick={() => setZoom('fit')}
-          aria-pressed={zoom === 'fit'}
-        >
-          Fit width
-        </button>
-        <button
-          type="button"
-          className="button small"
-          onClick={() => setZoom(1)}
-          aria-pressed={zoom === 1}
-          aria-label="100 %: the page's printed size"
-        >
-          100 %
-        </button>
-      </div>
+      <PdfToolbar current={current} total={total} goTo={goTo} scale={scale} zoom={zoom} setZoom={setZoom} />
       {/* Scrolls on its own beside the decision form: focusable, so the keyboard scrolls it too. */}
       <div
         ref={scroller}
