@@ -5,6 +5,7 @@ import { useServices } from '../../../lib/services';
 import { addressQuery, previewAddressQuery } from '../api/asset-queries';
 import { previewWidth } from './preview-width';
 import { typing, useFocusOnArrival, useStageSize, type Size } from './viewer-stage';
+import { ZoomSteps } from './zoom-steps';
 
 const step = 1.25;
 const maxScale = 8;
@@ -231,29 +232,9 @@ function ZoomToolbar({
   onRotate: () => void;
   crop?: { shown: boolean; show: (shown: boolean) => void };
 }) {
-  const percent = `${Math.round(scale * 100)} %`;
   return (
     <div className="viewer-controls" role="toolbar" aria-label="Zoom and turn">
-      <button
-        type="button"
-        className="button small"
-        onClick={() => onZoom(scale / step)}
-        disabled={scale <= minScale}
-      >
-        Zoom out
-      </button>
-      <span className="zoom-level" aria-live="polite">
-        <span className="visually-hidden">Zoom </span>
-        {percent}
-      </span>
-      <button
-        type="button"
-        className="button small"
-        onClick={() => onZoom(scale * step)}
-        disabled={scale >= maxScale}
-      >
-        Zoom in
-      </button>
+      <ZoomSteps scale={scale} step={step} min={minScale} max={maxScale} onZoom={onZoom} />
       <button
         type="button"
         className="button small"

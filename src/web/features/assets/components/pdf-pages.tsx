@@ -2,6 +2,7 @@ import { getDocument, PDFWorker, type PDFDocumentLoadingTask, type PDFDocumentPr
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { forgetPdfWorkerThread, PdfWorkerFailed, pdfWorkerThread } from './pdf-worker';
 import { typing, useFocusOnArrival, useStageSize } from './viewer-stage';
+import { ZoomSteps } from './zoom-steps';
 
 /**
  * pdf.js's handle on the page's worker thread, shared by every document: a document's `destroy` leaves
@@ -159,7 +160,7 @@ function GoToPage({ total, goTo }: { total: number; goTo: (page: number) => void
   );
 }
 
-/** Zoom out and in by steps, the zoom said in per cent, fit the width, and 100 % (the printed size). */
+/** The zoom's steps (zoom-steps.tsx), fit the width, and 100 % (the printed size). */
 function ZoomControls({
   scale,
   zoom,
@@ -169,29 +170,15 @@ function ZoomControls({
   zoom: Zoom;
   setZoom: (zoom: Zoom) => void;
 }) {
-  const zoomTo = (next: number) => setZoom(clampZoom(next));
   return (
     <>
-      <button
-        type="button"
-        className="button small"
-        onClick={() => zoomTo(scale / zoomStep)}
-        disabled={scale <= minZoom}
-      >
-        Zoom out
-      </button>
-      <span className="zoom-level" aria-live="polite">
-        <span className="visually-hidden">Zoom </span>
-        {Math.round(scale * 100)} %
-      </span>
-      <button
-        type="button"
-        className="button small"
-        onClick={() => zoomTo(scale * zoomStep)}
-        disabled={scale >= maxZoom}
-      >
-        Zoom in
-      </button>
+      <ZoomSteps
+        scale={scale}
+        step={zoomStep}
+        min={minZoom}
+        max={maxZoom}
+        onZoom={(next) => setZoom(clampZoom(next))}
+      />
       <button
         type="button"
         className="button small"
