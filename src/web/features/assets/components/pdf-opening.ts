@@ -81,9 +81,15 @@ export function preparePdf(platform: Platform, queryClient: QueryClient, file: S
  */
 export const wholeFileBytes = 1024 * 1024;
 
-/** The file's bytes, read at once; rejects on a refused or failed read (pdf.js then says unreadable). */
-export async function readWhole(url: string): Promise<Uint8Array> {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`The PDF could not be read (${response.status})`);
-  return new Uint8Array(await response.arrayBuffer());
+/**
+ * The file's bytes, read at once; rejects on a refused or failed read, which the pages meet when they
+ * take the bytes (and then say the file cannot be shown). Until they take them, a failure is no error.
+ */
+export function readWhole(url: string): Promise<Uint8Array> {
+  const bytes = fetch(url).then(async (response) => {
+    if (!response.ok) throw new Error(`The PDF could not be read (${response.status})`);
+    return new Uint8Array(await response.arrayBuffer());
+  });
+  bytes.catch(() => undefined);
+  return bytes;
 }
