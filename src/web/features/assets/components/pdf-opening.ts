@@ -29,10 +29,16 @@ export const urlOf = (data: PreviewAddress | undefined) => (data && 'url' in dat
 
 const loadPdfPages = () => import('./pdf-pages');
 
-/** pdf.js's code (in the pages' chunk) and its worker, fetched side by side. */
-export function loadPdfJs() {
-  pdfWorkerThread();
-  // A failure here is met again, and shown, when the viewer renders the pages.
+/**
+ * pdf.js's code (in the pages' chunk) and its worker, fetched side by side. Never fails: a failure
+ * here is met again, and shown, when the viewer renders the pages.
+ */
+export function loadPdfJs(): Promise<void> {
+  try {
+    pdfWorkerThread();
+  } catch {
+    // No worker could be started (a page without workers): the pages will say the PDF cannot be shown.
+  }
   return loadPdfPages().then(
     () => undefined,
     () => undefined,
