@@ -7,12 +7,14 @@
  *   GET   GET /v2/core/assets/:id from 4 keep-alive loops for 2 s: the platform's CPU per request
  *   S8′   upload of the 12-slide pitch deck until its thumbnail is ready (as the bench's S8′), time and
  *         the platform's CPU, each ÷ bare pdf.js + PNG in this process, measured in the same round
+ *   S8″   the same upload from the 201's answer to the thumbnail's row committed ÷ bare pdf.js + PNG +
+ *         one durable write (as the bench's S8″), each version's own figure and ours ÷ theirs
  *   RSS   each platform's resident memory at the end
  * The other version runs from a git worktree in a temporary folder, with this checkout's
  * node_modules: a ref whose package-lock.json differs is refused (its dependencies would not be its own).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deckPdf } from '../../src/platform/testing/pdf-files';
@@ -80,6 +82,10 @@ try {
   const order = (round: number): Version[] => (round % 2 === 0 ? ['theirs', 'ours'] : ['ours', 'theirs']);
   const get: Record<Version, number[]> = { theirs: [], ours: [] };
   const ready: Record<Version, number[]> = { theirs: [], ours: [] };
+  const afterAnswer: Record<Version, number[]> = { theirs: [], ours: [] };
+  // S8″'s baseline writes its PNG durably on the same file system as the platforms' stores.
+  const bareStore = join(work, 'bare-store');
+  mkdirSync(bareStore);
   // Summed over the rounds: the platform's CPU is read in clock ticks of 10 ms, a tenth of a thumbnail.
   const readyCpu: Record<Version, { platformMs: number; bareMs: number }> = {
     theirs: { platformMs: 0, bareMs: 0 },
@@ -89,10 +95,11 @@ try {
   // Thumbnails first, then the reads, so that no read load runs just before an upload being timed.
   for (let i = 0; i < rounds + 2; i++) {
     for (const version of order(i)) {
-      const bare = await bareRender(deck);
+      const bare = await bareRender(deck, bareStore);
       const made = await uploadToReady(versions[version], deck);
       if (i < 2) continue;
       ready[version].push(made.ms / bare.ms);
+      afterAnswer[version].push(made.afterAnswerMs / bare.ms);
       readyCpu[version].platformMs += made.cpuMs;
       readyCpu[version].bareMs += bare.cpuMs;
     }
@@ -115,7 +122,12 @@ try {
   console.log(`\nthis checkout (ours) against ${ref} (theirs), ${rounds} rounds:`);
   printRows([
     row('GET', 'GET asset, µs of the platform CPU per request', get, 0),
-    row('S8′', 'upload to thumbnail ready ÷ bare render + PNG, by time', ready),
+    row('S8′', 'upload to thumbnail ready ÷ bare render + PNG + durable write, by time', ready),
+    row(
+      'S8″',
+      "201's answer to the thumbnail's row committed ÷ bare render + PNG + durable write",
+      afterAnswer,
+    ),
     {
       id: 'S8′',
       measure: `the same by the platform's CPU ÷ the bare render's, summed: ours ${cpuRatio('ours').toFixed(2)}, theirs ${cpuRatio('theirs').toFixed(2)}`,
