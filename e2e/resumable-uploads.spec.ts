@@ -11,7 +11,7 @@ import { platformUrl } from './support/urls';
  * Issue 32 end to end, on our platform (tus at /v2/core/uploads) behind the shared proxy: a large file
  * is paused and resumed from the keyboard and survives a reload (the same file chosen again continues
  * from the last byte the platform holds), and the stored file is the file, byte for byte. A dropped
- * connection is cut for real (a TCP fault proxy) in src/platform/uploads/resumable-uploads.test.ts:
+ * connection is cut for real (a TCP fault proxy) in src/platform/assets/resumable/resumable-uploads.test.ts:
  * Chromium's offline emulation does not cut a request already sending, so it cannot stand in here.
  *
  * The files are written to disk and chosen by path, as a person chooses them: the browser then gives

@@ -28,7 +28,7 @@ import { meRoutes } from './users/me-routes';
 import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
 import { deliveryRoutes } from './assets/delivery-routes';
 import { visibleAssetPage } from './assets/entity-asset-page';
-import { resumableUploadRoutes } from './uploads/resumable-upload-routes';
+import { resumableUploadRoutes } from './assets/resumable/resumable-upload-routes';
 import { entityRoutes } from './entities/entity-routes';
 import { reviewRoutes } from './entities/review-routes';
 import { createStorage } from './wiring/storage';

@@ -1,6 +1,6 @@
 import { MemoryLocker } from '@tus/server';
 import type { Locker } from '@tus/utils';
-import { RedisUploadLocker } from '../uploads/redis-upload-locker';
+import { RedisUploadLocker } from '../assets/resumable/redis-upload-locker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { PlatformConfig } from '../env';
 import { MemoryUploadSlots, type UploadSlots } from '../assets/upload-slots';

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { removeRedisKeys, testRedisClient, testRedisEnv } from '../testing/redis';
+import { removeRedisKeys, testRedisClient, testRedisEnv } from '../../testing/redis';
 import { RedisUploadLocker, uploadLocked } from './redis-upload-locker';
 
 const prefix = testRedisEnv().REDIS_KEY_PREFIX;

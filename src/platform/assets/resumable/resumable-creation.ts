@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import type { PlatformContext } from '../context';
-import { insertResumableUpload } from '../db/repositories/resumable-uploads';
-import { writableEntity } from '../assets/create-asset';
+import type { PlatformContext } from '../../context';
+import { insertResumableUpload } from '../../db/repositories/resumable-uploads';
+import { writableEntity } from '../create-asset';
 import { checkUploadMetadata, type CheckedMetadata } from './upload-metadata';
 
 /**

@@ -1,20 +1,20 @@
 import type { Upload } from '@tus/utils';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tusVersion } from '../../shared/api/resumable-uploads';
-import { maxBytesFor } from '../../shared/assets/file-types';
-import type { PlatformContext } from '../context';
-import { assetById } from '../db/repositories/assets';
+import { tusVersion } from '../../../shared/api/resumable-uploads';
+import { maxBytesFor } from '../../../shared/assets/file-types';
+import type { PlatformContext } from '../../context';
+import { assetById } from '../../db/repositories/assets';
 import {
   claimResumableUploadAsset,
   deleteResumableUpload,
   resumableUploadById,
-} from '../db/repositories/resumable-uploads';
-import type { ResumableUploadRow } from '../db/schema';
-import { ApiError, notFound } from '../http/errors';
-import { parseCreateFields } from '../assets/asset-input';
-import { toApiAsset } from '../assets/asset-records';
-import { checkContent, commitAsset, insufficientStorage, writableEntity } from '../assets/create-asset';
-import { isDiskFull, type StagedBlob } from '../storage/blob-store';
+} from '../../db/repositories/resumable-uploads';
+import type { ResumableUploadRow } from '../../db/schema';
+import { ApiError, notFound } from '../../http/errors';
+import { parseCreateFields } from '../asset-input';
+import { toApiAsset } from '../asset-records';
+import { checkContent, commitAsset, insufficientStorage, writableEntity } from '../create-asset';
+import { isDiskFull, type StagedBlob } from '../../storage/blob-store';
 import type { ResumableStore } from './resumable-store';
 import { tusJsonAnswer, tusProblemAnswer } from './tus-answers';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
-import { assetEnvelopeSchema } from '../../shared/assets/asset';
-import { childPlatformFixture } from '../testing/child-platform';
-import { pdf, sha256 } from '../testing/files';
-import { bearer, tokensFor, type TestPlatform } from '../testing/platform-server';
-import { tusTestEnv, tusUpload } from '../testing/tus-client';
+import { assetEnvelopeSchema } from '../../../shared/assets/asset';
+import { childPlatformFixture } from '../../testing/child-platform';
+import { pdf, sha256 } from '../../testing/files';
+import { bearer, tokensFor, type TestPlatform } from '../../testing/platform-server';
+import { tusTestEnv, tusUpload } from '../../testing/tus-client';
 
 const child = childPlatformFixture('platform-tus-restart-', tusTestEnv());
 afterAll(() => child.dispose());

@@ -1,7 +1,7 @@
 import type { DataStore } from '@tus/utils';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { PlatformContext } from '../context';
-import { deleteResumableUpload, expiredResumableUploads } from '../db/repositories/resumable-uploads';
+import type { PlatformContext } from '../../context';
+import { deleteResumableUpload, expiredResumableUploads } from '../../db/repositories/resumable-uploads';
 
 /**
  * Resumable uploads past their expiry go, bytes and rows: an unfinished one's bytes from the tus

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { assetEnvelopeSchema } from '../../shared/assets/asset';
-import { problems } from '../http/route-schemas';
+import { assetEnvelopeSchema } from '../../../shared/assets/asset';
+import { problems } from '../../http/route-schemas';
 
 /**
  * The OpenAPI document's words for the tus requests (api.md); @tus/server answers them, so these

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { resumableUploadsPath } from '../../shared/api/resumable-uploads';
-import type { PlatformContext } from '../context';
-import { resumableUploadById } from '../db/repositories/resumable-uploads';
-import { ApiError, notFound } from '../http/errors';
-import { createUploadGuard } from '../assets/upload-guard';
+import { resumableUploadsPath } from '../../../shared/api/resumable-uploads';
+import type { PlatformContext } from '../../context';
+import { resumableUploadById } from '../../db/repositories/resumable-uploads';
+import { ApiError, notFound } from '../../http/errors';
+import { createUploadGuard } from '../upload-guard';
 import { checkCreation } from './resumable-creation';
 import { answerFinishedUpload, assetOfFinishedUpload } from './resumable-finish';
 import { createResumableStore } from './resumable-store';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { meSchema } from '../../shared/api/me';
-import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
-import { resumableUploadsPath } from '../../shared/api/resumable-uploads';
-import { multipartBody, pdf, png, sha256 } from '../testing/files';
-import { bearer, startPlatform, tokensFor, type TestPlatform } from '../testing/platform-server';
-import { resumableUploadTraces } from '../testing/stored-files';
-import { startTcpProxy } from '../testing/tcp-proxy';
-import { tusTestEnv, tusUpload } from '../testing/tus-client';
+import { meSchema } from '../../../shared/api/me';
+import { assetEnvelopeSchema, type Asset } from '../../../shared/assets/asset';
+import { resumableUploadsPath } from '../../../shared/api/resumable-uploads';
+import { multipartBody, pdf, png, sha256 } from '../../testing/files';
+import { bearer, startPlatform, tokensFor, type TestPlatform } from '../../testing/platform-server';
+import { resumableUploadTraces } from '../../testing/stored-files';
+import { startTcpProxy } from '../../testing/tcp-proxy';
+import { tusTestEnv, tusUpload } from '../../testing/tus-client';
 
 let platform: TestPlatform;
 let issuer: string;

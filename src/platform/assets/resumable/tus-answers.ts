@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { type ApiError, problemOf } from '../http/errors';
+import { type ApiError, problemOf } from '../../http/errors';
 
 /**
  * The answers given from inside @tus/server (its hooks return them; it writes them): ours in JSON

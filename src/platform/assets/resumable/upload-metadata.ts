@@ -1,9 +1,9 @@
 import { Metadata } from '@tus/utils';
-import { uploadMetadataKeys as keys } from '../../shared/api/resumable-uploads';
-import { contentKinds, maxBytesFor, type FileTypeInfo } from '../../shared/assets/file-types';
-import { ApiError, validationFailed } from '../http/errors';
-import { parseCreateFields, type CreateFields } from '../assets/asset-input';
-import { fileTooLarge } from '../assets/upload-body';
+import { uploadMetadataKeys as keys } from '../../../shared/api/resumable-uploads';
+import { contentKinds, maxBytesFor, type FileTypeInfo } from '../../../shared/assets/file-types';
+import { ApiError, validationFailed } from '../../http/errors';
+import { parseCreateFields, type CreateFields } from '../asset-input';
+import { fileTooLarge } from '../upload-body';
 
 /** What a resumable upload's creation carries, checked: the create fields of `POST /v2/core/assets`. */
 export interface CheckedMetadata {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../database';
 import type { Database, ResumableUploadsTable } from '../schema';
 
-/** Every query of resumable (tus) uploads' rows (src/platform/uploads/). */
+/** Every query of resumable (tus) uploads' rows (src/platform/assets/resumable/). */
 
 export async function insertResumableUpload(db: DB, row: ResumableUploadsTable) {
   await db.insertInto('resumable_uploads').values(row).execute();
