@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
-import { buildPlatform } from '../src/platform/app';
-import { configFor } from '../src/platform/env';
+import { buildPlatform } from '../src/platform/composition/app';
+import { configFor } from '../src/platform/config/env';
 import { apiPaths } from '../src/shared/api/paths';
 
 export const apiDocsPath = fileURLToPath(new URL('../docs/api.md', import.meta.url));

@@ -1,17 +1,23 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { folderImports, importsOf, mutualPairs } from './folder-imports';
+import { floorsOf, folderImports, importsOf, mutualPairs } from './folder-imports';
 
 const platform = path.resolve(import.meta.dirname, '../src/platform');
 
 describe("the platform's folders (docs/architecture.md)", () => {
-  it('import one way: no two folders import each other, apart from types', () => {
-    expect(mutualPairs(folderImports({ values: true }))).toEqual([]);
+  it('import one way: no two folders import each other, not even for a type', () => {
+    expect(mutualPairs(folderImports())).toEqual([]);
   });
 
-  it('leave the choice of implementations to the composition root: only it imports wiring/', () => {
-    const intoWiring = [...folderImports().keys()].filter((key) => key.endsWith('→ wiring'));
-    expect(intoWiring).toEqual(['(root) → wiring']);
+  it('stand in at most six floors, the composition root alone under main.ts', () => {
+    const floors = floorsOf(folderImports());
+    expect(Math.max(...floors.values())).toBeLessThanOrEqual(6);
+    expect(floors.get('main.ts')).toBe(floors.get('composition')! + 1);
+  });
+
+  it('leave the choice of implementations to the composition root: only main.ts imports composition/', () => {
+    const intoComposition = [...folderImports().keys()].filter((key) => key.endsWith('→ composition'));
+    expect(intoComposition).toEqual(['main.ts → composition']);
   });
 });
 
@@ -33,6 +39,19 @@ describe('folder-imports.ts', () => {
       { from: 'assets', to: 'http', typeOnly: false },
       { from: 'assets', to: 'media', typeOnly: false },
     ]);
+  });
+
+  it('puts each folder one floor above the highest it imports, and refuses a loop', () => {
+    const counts = (...keys: string[]) => new Map(keys.map((key) => [key, 1]));
+    expect(floorsOf(counts('a → b', 'b → c', 'a → c', 'd → c'))).toEqual(
+      new Map([
+        ['a', 3],
+        ['b', 2],
+        ['c', 1],
+        ['d', 2],
+      ]),
+    );
+    expect(() => floorsOf(counts('a → b', 'b → c', 'c → a'))).toThrow(/loop/);
   });
 
   it('names a pair once, whichever way it was found', () => {

@@ -1,10 +1,11 @@
 /**
  * The platform's folders as drawn from their imports: how many imports go from each folder of
- * `src/platform` to each other, and the pairs that import each other both ways (issue 30: the
- * folders import one way). Files directly in `src/platform` are the folder "(root)". Tests and
- * `testing/` are left out: they may reach anywhere.
+ * `src/platform` to each other, the pairs that import each other both ways, and the floors (a
+ * folder stands one floor above the highest folder it imports; issue 30: the folders import one
+ * way, in at most six floors). A file directly in `src/platform` (`main.ts`, `health.ts`, …) counts
+ * as a folder of its own. Tests and `testing/` are left out: they may reach anywhere.
  *
- *   npx tsx scripts/folder-imports.ts            # the table and the mutual pairs
+ *   npx tsx scripts/folder-imports.ts            # the table, the mutual pairs and the floors
  *   npx tsx scripts/folder-imports.ts --values   # imports of types left out
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,10 +32,11 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The folder a file of src/platform belongs to: its first path segment, or "(root)". */
+/** The folder a file of src/platform belongs to: its first path segment (a file of its own at the top). */
 export function folderOf(file: string): string {
-  const relative = path.relative(root, file).split(path.sep);
-  return relative.length > 1 ? relative[0]! : '(root)';
+  const [first, ...rest] = path.relative(root, file).split(path.sep);
+  // An import names a file without its extension: `../health` is `health.ts`.
+  return rest.length ? first! : `${first!.replace(/\.tsx?$/, '')}.ts`;
 }
 
 // `import … from '…'`, `export … from '…'` (both possibly `type`), and `import('…')`.
@@ -78,10 +80,43 @@ export function mutualPairs(counts: Map<string, number>): string[] {
   return pairs.sort();
 }
 
+/**
+ * Each folder's floor: 1 for a folder that imports no other, else one above the highest it
+ * imports. A loop of folders has no floor: it throws, naming a folder on it.
+ */
+export function floorsOf(counts: Map<string, number>): Map<string, number> {
+  const imported = new Map<string, string[]>();
+  for (const key of counts.keys()) {
+    const [from, to] = key.split(' → ') as [string, string];
+    imported.set(from, [...(imported.get(from) ?? []), to]);
+    if (!imported.has(to)) imported.set(to, []);
+  }
+  const floors = new Map<string, number>();
+  const visiting = new Set<string>();
+  const floorOf = (folder: string): number => {
+    const known = floors.get(folder);
+    if (known !== undefined) return known;
+    if (visiting.has(folder)) throw new Error(`the folders import each other in a loop through ${folder}`);
+    visiting.add(folder);
+    const floor = 1 + Math.max(0, ...imported.get(folder)!.map(floorOf));
+    visiting.delete(folder);
+    floors.set(folder, floor);
+    return floor;
+  };
+  for (const folder of imported.keys()) floorOf(folder);
+  return floors;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const counts = folderImports({ values: process.argv.includes('--values') });
   for (const [key, count] of [...counts].sort()) console.log(`${String(count).padStart(4)}  ${key}`);
   const pairs = mutualPairs(counts);
   console.log(`\n${pairs.length} mutual folder pair(s)${pairs.length ? ':' : ''}`);
   for (const pair of pairs) console.log(`  ${pair}`);
+  // Two folders that import each other stand on no floors at all.
+  if (!pairs.length) {
+    const floors = [...floorsOf(counts)].sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+    console.log(`\n${floors[0]?.[1] ?? 0} floor(s), from the top:`);
+    for (const [folder, floor] of floors) console.log(`  ${floor}  ${folder}`);
+  }
 }

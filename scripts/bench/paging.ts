@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/platform/db/database';
-import { configFor } from '../../src/platform/env';
+import { configFor } from '../../src/platform/config/env';
 import { insertAssetRows } from '../../src/platform/testing/bulk-assets';
 import { type BenchRow, latencies, median, roundRatios, startBenchPlatform, stopAll } from './common';
 import { type Engines, startEngines } from './engines';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meSchema } from '../shared/api/me';
 import { assetEnvelopeSchema } from '../shared/assets/asset';
-import { configFor, type PlatformConfig } from './env';
+import { configFor, type PlatformConfig } from './config/env';
 import { startCluster, type TestCluster } from './testing/cluster';
 import { multipartBody, pacedPost, sha256 } from './testing/files';
 import { bearer, postForm, type TestPlatform, tokensFor } from './testing/platform-server';

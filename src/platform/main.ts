@@ -1,4 +1,4 @@
-import { loadConfig } from './env';
+import { loadConfig } from './config/env';
 
 /**
  * `npm run platform` starts the server; `npm run platform -- clients|users add ...` runs an admin command.
@@ -13,7 +13,10 @@ async function main() {
     return runAdminCommand(config, args);
   }
 
-  const [{ buildPlatform }, { stopOnSignals }] = await Promise.all([import('./app'), import('./shutdown')]);
+  const [{ buildPlatform }, { stopOnSignals }] = await Promise.all([
+    import('./composition/app'),
+    import('./shutdown'),
+  ]);
   const app = await buildPlatform(config);
   stopOnSignals(app, config.shutdownGraceMs);
   await app.listen({ host: config.host, port: config.port });

@@ -8,7 +8,7 @@ import { BlobTooLargeError, InvalidBlobKeyError, type BlobStore } from './storag
 
 /**
  * The platform's Prometheus metrics (docs/deploy.md, "Metrics"), in a registry of its own: made in
- * the composition root (app.ts) and passed down, never prom-client's global one, so that two
+ * the composition root (composition/app.ts) and passed down, never prom-client's global one, so that two
  * programs in one process (tests, `npm start`'s supervisor in the future) never mix their series.
  * Served by `serveMetrics` on METRICS_PORT only, never on the API's port.
  */

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Capabilities } from '../shared/api/app-config';
 import { capabilityNames } from '../shared/api/app-config';
 import { entityPaths } from '../shared/api/entities';
+import { scopes } from '../shared/api/oauth';
 import { assetableTypes, type AssetableType } from '../shared/api/assetable';
 
 /**
@@ -116,7 +117,7 @@ const envSchema = z
     /** Defaults to PLATFORM_BASE_URL: one platform usually serves both. */
     PLATFORM_AUTH_URL: baseUrl.optional(),
     OAUTH_CLIENT_ID: z.string().min(1).default('asset-manager'),
-    OAUTH_SCOPE: z.enum(['basic', 'full']).default('full'),
+    OAUTH_SCOPE: z.enum(scopes).default('full'),
     /** Token and revoke requests per minute and address (P8). */
     TOKEN_RATE_LIMIT: positiveInt.default(30),
     /** How long a call to the platform's token endpoint may take before the browser gets a 504. */

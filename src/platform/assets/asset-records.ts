@@ -1,6 +1,6 @@
 import { findFileType } from '../../shared/assets/file-types';
 import type { PhotoQuality } from '../../shared/assets/photo-quality';
-import type { PlatformContext } from '../context';
+import type { AssetsContext } from './assets-context';
 import {
   deleteAsset,
   deleteThumbnailsOf,
@@ -10,7 +10,8 @@ import {
 } from '../db/repositories/assets';
 import { lockedAccreditationReviewState } from '../db/repositories/entities';
 import type { AssetRow } from '../db/schema';
-import { checkNotRetained, recordAccreditationFileChange } from '../entities/accreditations';
+import { recordAccreditationFileChange } from '../evidence/file-history';
+import { checkNotRetained } from '../evidence/retained-files';
 import type { UpdateBody } from './asset-input';
 
 /** The Asset of spec 2.2 as the API answers it, with our additions (size, content type, pixels, times). */
@@ -50,7 +51,7 @@ export const etagOf = (row: Pick<AssetRow, 'id' | 'version'>) => `"${row.id}.${r
  * update came first.
  */
 export async function updateAssetRow(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   row: AssetRow,
   changes: UpdateBody,
   actorId: number,
@@ -72,7 +73,7 @@ export async function updateAssetRow(
  * on is refused (409 `retained`) here too, for a decision recorded since the route checked.
  */
 export async function deleteAssetRows(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   row: AssetRow,
   actorId: number,
   expectedVersion?: number,

@@ -3,12 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assetEnvelopeSchema } from '../../shared/assets/asset';
 import { idParams, problems, readByHandler, type ZodRoutes } from '../http/route-schemas';
-import type { PlatformContext } from '../context';
+import type { AssetsContext } from './assets-context';
 import { assetWithOwnerById, thumbnailIdOf } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound } from '../http/errors';
 import { checkIfMatch, preconditionFailed } from '../http/preconditions';
-import { canSeeAsset, entityAccess } from '../entities/entities';
-import { checkNotRetained } from '../entities/accreditations';
+import { canSeeAsset, entityAccess } from '../access/entity-access';
+import { checkNotRetained } from '../evidence/retained-files';
 import { checkCrop, parseUpdateBody } from './asset-input';
 import { type ApiAsset, deleteAssetRows, etagOf, toApiAsset, updateAssetRow } from './asset-records';
 import { createAsset } from './create-asset';
@@ -46,7 +46,7 @@ const createBodyDoc = z
  * Loads an asset the caller may see, with its thumbnail's id and its entity's owner, in one read;
  * one they may not see is "not found" so its existence does not leak.
  */
-export async function visibleAsset(ctx: PlatformContext, request: FastifyRequest, id: number) {
+export async function visibleAsset(ctx: AssetsContext, request: FastifyRequest, id: number) {
   const row = await assetWithOwnerById(ctx.db, id);
   const access =
     row && row.owner_id !== null
@@ -61,7 +61,7 @@ export async function visibleAsset(ctx: PlatformContext, request: FastifyRequest
  * give yet: 409 with the seconds to wait. 409 rather than 404 (it exists, and will have a file) or
  * 503 (nothing is wrong with the platform); the web app asks again after `Retry-After`.
  */
-export function thumbnailPending(ctx: PlatformContext, row: { id: number }) {
+export function thumbnailPending(ctx: AssetsContext, row: { id: number }) {
   const seconds = ctx.thumbnails.retryAfterSeconds(row.id);
   return new ApiError(
     409,
@@ -73,10 +73,10 @@ export function thumbnailPending(ctx: PlatformContext, row: { id: number }) {
 }
 
 /**
- * POST /v2/core/assets, apart from the other asset routes: app.ts registers it in the one scope
+ * POST /v2/core/assets, apart from the other asset routes: composition/app.ts registers it in the one scope
  * that parses multipart bodies (@fastify/multipart hooks into every request of its scope).
  */
-export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: AssetsContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
   // A refused upload's body is read and thrown away up to the largest form an upload can be (the
   // file and 1 MB of fields, as nginx's client_max_body_size), so that its client reads the 429.
@@ -122,7 +122,7 @@ export async function assetUploadRoutes(app: FastifyInstance, { ctx }: { ctx: Pl
 }
 
 /** An asset's own routes: read, update, delete and its download URL. */
-export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: AssetsContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
   registerRead(route, ctx);
   registerUpdate(route, ctx);
@@ -130,7 +130,7 @@ export async function assetRoutes(app: FastifyInstance, { ctx }: { ctx: Platform
   registerDownloadUrl(route, ctx);
 }
 
-function registerRead(route: ZodRoutes, ctx: PlatformContext) {
+function registerRead(route: ZodRoutes, ctx: AssetsContext) {
   route.get(
     '/v2/core/assets/:id',
     {
@@ -152,7 +152,7 @@ function registerRead(route: ZodRoutes, ctx: PlatformContext) {
   );
 }
 
-function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
+function registerUpdate(route: ZodRoutes, ctx: AssetsContext) {
   route.put(
     '/v2/core/assets/:id',
     {
@@ -200,7 +200,7 @@ function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
   );
 }
 
-function registerDelete(route: ZodRoutes, ctx: PlatformContext) {
+function registerDelete(route: ZodRoutes, ctx: AssetsContext) {
   route.delete(
     '/v2/core/assets/:id',
     {
@@ -251,7 +251,7 @@ function registerDelete(route: ZodRoutes, ctx: PlatformContext) {
   );
 }
 
-function registerDownloadUrl(route: ZodRoutes, ctx: PlatformContext) {
+function registerDownloadUrl(route: ZodRoutes, ctx: AssetsContext) {
   route.get(
     '/v2/core/assets/:id/download_url',
     {

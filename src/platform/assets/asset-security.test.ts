@@ -31,7 +31,7 @@ beforeAll(async () => {
   admin = (await tokensFor(platform, 'admin@demo.test')).access_token;
   // A second investor with an accreditation, and a second issuer with a product.
   const { openDatabase } = await import('../db/database');
-  const { createUser } = await import('../users/users');
+  const { createUser } = await import('../security/accounts');
   const db = await openDatabase(platform.config);
   const inv2 = await createUser(db, {
     email: 'investor2@demo.test',

@@ -6,11 +6,11 @@ import type { AssetRow } from '../db/schema';
 import { maxBytesFor, maxImagePixels } from '../../shared/assets/file-types';
 import { isPhotoChecked, type PhotoQuality } from '../../shared/assets/photo-quality';
 import { measureStoredPhoto } from '../media/photo-quality';
-import type { PlatformContext } from '../context';
+import type { AssetsContext } from './assets-context';
 import { insertAsset, insertPendingThumbnail } from '../db/repositories/assets';
 import { ApiError, forbidden, notFound, validationFailed } from '../http/errors';
-import { entityAccess, findEntity } from '../entities/entities';
-import { recordAccreditationFileChange } from '../entities/accreditations';
+import { entityAccess, findEntity } from '../access/entity-access';
+import { recordAccreditationFileChange } from '../evidence/file-history';
 import type { BegunRender } from '../media/pending-thumbnails';
 import { thumbnailName } from '../media/pdf-thumbnails';
 import { isDiskFull, type StagedBlob } from '../storage/blob-store';
@@ -24,8 +24,8 @@ import {
 import { etagOf, toApiAsset } from './asset-records';
 import { sniffContent, type Sniffed } from './content-sniffing';
 import { IdempotencyKeys, requestHash, type StoredResponse } from './idempotency';
-import { claimName } from './running-claims';
-import { probeImage, type ImageSize } from './image-probe';
+import { claimName } from '../shared-state/running-claims';
+import { probeImage, type ImageSize } from '../media/image-probe';
 import { fileTooLarge, readUploadBody } from './upload-body';
 
 export interface Created {
@@ -35,11 +35,11 @@ export interface Created {
 
 /** The entity must exist, be visible to the caller (else 404) and be theirs to write (else 403). */
 export async function writableEntity(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   request: FastifyRequest,
   input: Pick<CreateFields, 'assetable_type' | 'assetable_id'>,
 ) {
-  const entity = await findEntity(ctx, input.assetable_type, input.assetable_id);
+  const entity = await findEntity(ctx.db, input.assetable_type, input.assetable_id);
   const access = entity ? entityAccess(request.caller, entity) : 'none';
   if (!entity || access === 'none') throw notFound(`No ${input.assetable_type} ${input.assetable_id}.`);
   if (access !== 'write') throw forbidden(`You may not add files to this ${input.assetable_type}.`);
@@ -52,7 +52,7 @@ export async function writableEntity(
  * no row, no file, no temporary file.
  */
 export async function createAsset(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   request: FastifyRequest,
   signal: AbortSignal,
 ): Promise<Created> {
@@ -137,7 +137,7 @@ export interface CheckedContent {
  * never the client's word: 415), and named.
  */
 export async function checkContent(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   staged: Pick<StagedBlob, 'size' | 'head'>,
   input: CreateFields & { fileType: FileTypeInfo },
   fileName: string | undefined,
@@ -174,7 +174,7 @@ export interface AssetToCommit extends CheckedContent {
  * On failure nothing is kept: the committed bytes are deleted again.
  */
 export async function commitAsset(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   request: FastifyRequest,
   { input, entity, staged, sniffed, name, meta }: AssetToCommit,
   inTransaction: (trx: DbTransaction, response: StoredResponse, row: AssetRow) => Promise<void>,
@@ -265,7 +265,7 @@ async function undoFailedCreate(request: FastifyRequest, steps: (() => Promise<u
  * fine) goes through without it, with a log line.
  */
 async function photoQuality(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   request: FastifyRequest,
   key: string,
   size: ImageSize,
@@ -282,7 +282,7 @@ async function photoQuality(
  * Whether a PDF of a thumbifiable type gets a thumbnail: not when thumbnails are off, nor over
  * their size limit (the log says so; the upload goes on without one).
  */
-function wantsThumbnail(ctx: PlatformContext, request: FastifyRequest, size: number): boolean {
+function wantsThumbnail(ctx: AssetsContext, request: FastifyRequest, size: number): boolean {
   const { workers, maxBytes } = ctx.config.pdfThumbnails;
   const reason = workers === 0 ? 'disabled' : size > maxBytes ? 'too_large' : undefined;
   if (reason === undefined) return true;
@@ -291,7 +291,7 @@ function wantsThumbnail(ctx: PlatformContext, request: FastifyRequest, size: num
 }
 
 /** A full disk is no bug (H11): a 507 for the client, and one log line saying how much room is left. */
-export async function insufficientStorage(ctx: PlatformContext, request: FastifyRequest) {
+export async function insufficientStorage(ctx: AssetsContext, request: FastifyRequest) {
   const freeBytes = await ctx.blobs.freeBytes().catch(() => undefined);
   request.log.error({ freeBytes }, 'upload refused: the disk is full');
   return new ApiError(
@@ -304,7 +304,7 @@ export async function insufficientStorage(ctx: PlatformContext, request: Fastify
   );
 }
 
-export async function openBlob(ctx: PlatformContext, key: string) {
+export async function openBlob(ctx: AssetsContext, key: string) {
   const stream = await ctx.blobs.open(key);
   if (!stream) throw new Error(`blob ${key} is missing`);
   return stream;

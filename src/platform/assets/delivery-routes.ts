@@ -6,7 +6,7 @@ import parseRange from 'range-parser';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../../shared/api/problem';
-import type { PlatformContext } from '../context';
+import type { AssetsContext } from './assets-context';
 import { assetById } from '../db/repositories/assets';
 import { ApiError, notFound } from '../http/errors';
 import { deliveryPath, signatureMatches, urlState } from './download-urls';
@@ -15,7 +15,7 @@ import { idParams } from '../http/route-schemas';
 import { originalFile, renditionFile } from '../media/delivered-file';
 import { renditionFor, variants } from '../media/rendition-request';
 
-const redirectToBucket = (ctx: PlatformContext) =>
+const redirectToBucket = (ctx: AssetsContext) =>
   ctx.config.blobStore.kind === 's3' && ctx.config.blobStore.delivery === 'redirect';
 
 const inlineTypes = /^(image\/(jpeg|png|webp|gif|avif)|application\/pdf)$/;
@@ -88,7 +88,7 @@ const deliverySchema = {
  * The file delivery behind download URLs. The signature is the only credential (no bearer token),
  * so it lives outside /v2/core. Answers are sandboxed: a file can never run as a page of ours.
  */
-export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function deliveryRoutes(app: FastifyInstance, { ctx }: { ctx: AssetsContext }) {
   app.withTypeProvider<ZodTypeProvider>().route({
     method: ['GET', 'HEAD'],
     url: deliveryPath(':id' as unknown as number),

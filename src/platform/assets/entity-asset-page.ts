@@ -1,10 +1,10 @@
 import { assetListPath } from '../../shared/api/entities';
 import { type ApiAsset, toApiAsset } from './asset-records';
-import type { PlatformContext } from '../context';
+import type { AssetsContext } from './assets-context';
 import { entityAssetPage } from '../db/repositories/assets';
-import type { Caller } from '../oauth/bearer';
+import type { Caller } from '../access/caller';
 import { decodeCursor, pageOf, type Page } from '../http/paging';
-import { canSeeAsset, type Entity, type EntityAccess } from '../entities/entities';
+import { canSeeAsset, type Entity, type EntityAccess } from '../access/entity-access';
 
 /**
  * One page of the assets of an entity the caller may read, newest first: the private ones only where
@@ -12,7 +12,7 @@ import { canSeeAsset, type Entity, type EntityAccess } from '../entities/entitie
  * that pages stay full and cursors exact). `cursor` is the `next_cursor` of the page before.
  */
 export async function visibleAssetPage(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   caller: Caller,
   { entity, access }: { entity: Entity; access: EntityAccess },
   page: { cursor?: string; limit: number; fileType?: string },

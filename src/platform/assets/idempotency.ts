@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PlatformContext } from '../context';
+import type { AssetsContext } from './assets-context';
 import type { DB } from '../db/database';
 import {
   deleteIdempotencyKeysBefore,
@@ -11,7 +11,7 @@ import {
   takeOverIdempotencyKey,
 } from '../db/repositories/assets';
 import { ApiError } from '../http/errors';
-import { claimName, type RunningClaims } from './running-claims';
+import { claimName, type RunningClaims } from '../shared-state/running-claims';
 
 const dayMs = 24 * 60 * 60 * 1000;
 const keyPattern = /^[\x21-\x7e]{1,255}$/;
@@ -43,7 +43,7 @@ export type Claim =
  * instance died or restarted while another was running: `RunningClaims`).
  */
 export class IdempotencyKeys {
-  constructor(private readonly ctx: PlatformContext) {}
+  constructor(private readonly ctx: AssetsContext) {}
 
   parseHeader(value: string | string[] | undefined): string | undefined {
     if (value === undefined) return undefined;

@@ -3,7 +3,7 @@ export type SlotAnswer = { taken: true; release(): void } | { taken: false; runn
 
 /**
  * The per-user cap of uploads in flight (H8): in this process's memory (`MemoryUploadSlots`) or, for
- * several instances, in Redis (`RedisUploadSlots`), chosen at start (wiring/shared-state.ts).
+ * several instances, in Redis (`RedisUploadSlots`), chosen at start (composition/shared-state.ts).
  */
 export interface UploadSlots {
   take(userId: number): SlotAnswer | Promise<SlotAnswer>;

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildPlatform } from '../app';
-import { configFor } from '../env';
+import { buildPlatform } from '../composition/app';
+import { configFor } from '../config/env';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-admin-'));

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { roles, type Role } from '../../shared/api/me';
 import { openDatabase } from '../db/database';
-import type { PlatformConfig } from '../env';
+import type { PlatformConfig } from '../config/env';
 import { openAccreditation } from '../entities/accreditations';
 import { createClient } from '../oauth/clients';
-import { createUser } from '../users/users';
+import { createUser } from '../security/accounts';
 import { insertInvestment, insertProduct, insertTeamMember } from '../db/repositories/entities';
 import type { DB } from '../db/database';
 

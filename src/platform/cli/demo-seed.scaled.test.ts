@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { configFor } from '../env';
+import { configFor } from '../config/env';
 import { testBackend, type TestBackend } from '../testing/backends';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PlatformConfig } from '../env';
+import type { PlatformConfig } from '../config/env';
 import { openAccreditation } from '../entities/accreditations';
 import { createClient } from '../oauth/clients';
-import { createUser } from '../users/users';
+import { createUser } from '../security/accounts';
 import { type DB, whileEmpty } from '../db/database';
 import {
   insertIndicationOfInterest,

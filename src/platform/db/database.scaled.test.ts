@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { configFor } from '../env';
+import { configFor } from '../config/env';
 import { freshPostgresSchema } from '../testing/postgres';
 import { type DB, openDatabase, preparedRead } from './database';
 import { insertUser } from './repositories/users';

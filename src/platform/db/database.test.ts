@@ -4,16 +4,14 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AssetableType, assetableTypes } from '../../shared/api/me';
-import type { PlatformContext } from '../context';
-import { findEntity } from '../entities/entities';
-import { configFor } from '../env';
+import { findEntity } from '../access/entity-access';
+import { configFor } from '../config/env';
 import { type DB, openDatabase, preparedRead } from './database';
 import { seedDemoData } from '../cli/demo-seed';
 import { assetById, assetWithOwnerById } from './repositories/assets';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-db-'));
 let db: DB;
-const ctx = () => ({ db }) as PlatformContext;
 /** One asset on the first entity of each assetable type, and a thumbnail of the first one. */
 const assetIds = new Map<string, number>();
 
@@ -78,7 +76,7 @@ afterAll(async () => {
 describe('assetWithOwnerById (one read for GET /v2/core/assets/:id)', () => {
   it.each(assetableTypes)('answers the owner findEntity answers, for a %s', async (type) => {
     const row = await assetWithOwnerById(db, assetIds.get(type)!);
-    const entity = await findEntity(ctx(), type, row!.assetable_id);
+    const entity = await findEntity(db, type, row!.assetable_id);
     expect(entity).toBeDefined();
     expect(row!.owner_id).toBe(entity!.ownerId);
   });

@@ -14,7 +14,6 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
-import type { PlatformConfig } from '../env';
 import type { Dialect, DialectMigration } from './dialect';
 import type { Database } from './schema';
 import * as m0001 from './migrations/0001-identity-and-entities';
@@ -163,7 +162,20 @@ export function preparedRead<Args extends unknown[], Row>(
   };
 }
 
-export type DatabaseConfig = Pick<PlatformConfig, 'dataDir' | 'database'>;
+/** Where the database is and how long to wait for it (config/env.ts reads these from DATABASE_*). */
+export interface DatabaseSettings {
+  /** PostgreSQL's URL; without it, SQLite in `dataDir`. */
+  url?: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+  startTimeoutMs: number;
+}
+
+export interface DatabaseConfig {
+  dataDir: string;
+  database: DatabaseSettings;
+}
 
 /** Where start-up says that it is still waiting for PostgreSQL. */
 export interface StartLog {
@@ -335,7 +347,7 @@ class GivingUpClient extends pg.Client {
  */
 function openPostgres(
   url: string,
-  timeouts: Omit<PlatformConfig['database'], 'statementTimeoutMs'> & { statementTimeoutMs?: number },
+  timeouts: Omit<DatabaseSettings, 'statementTimeoutMs'> & { statementTimeoutMs?: number },
 ): DB {
   const statementTimeoutMs = timeouts.statementTimeoutMs;
   const pool = new pg.Pool({

@@ -1,9 +1,7 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { HistoryEntry } from '../../shared/api/accreditations';
 import type { HistoryAction } from '../../shared/api/review';
 import type { DB } from '../db/database';
 import { decisionFileRows, historyPageRows } from '../db/repositories/entities';
-import type { AssetRow, NewAccreditationHistoryRow } from '../db/schema';
 import { pageOf, type Page } from '../http/paging';
 
 /**
@@ -12,52 +10,6 @@ import { pageOf, type Page } from '../http/paging';
  * (`appendHistory` of the entities repository) inside the transaction of the change they record,
  * so a change and its entry commit together.
  */
-
-const parseMeta = (meta: string) => JSON.parse(meta) as Record<string, unknown>;
-
-/**
- * What a change to an asset did, as history actions: an upload (no `before`), a delete (no `after`),
- * or each attribute an update changed. A `meta` change is a re-crop when `crop` changed (set,
- * moved or removed), and a meta change when anything else in it did; an update that changed nothing
- * records nothing.
- */
-export function fileChangeActions(
-  before: AssetRow | undefined,
-  after: AssetRow | undefined,
-): { action: HistoryAction; previousName?: string }[] {
-  if (!before) return [{ action: 'file_uploaded' }];
-  if (!after) return [{ action: 'file_deleted' }];
-  const actions: { action: HistoryAction; previousName?: string }[] = [];
-  if (after.name !== before.name) actions.push({ action: 'file_renamed', previousName: before.name });
-  if (after.private !== before.private)
-    actions.push({ action: after.private ? 'file_made_private' : 'file_made_public' });
-  const { crop: cropBefore, ...restBefore } = parseMeta(before.meta);
-  const { crop: cropAfter, ...restAfter } = parseMeta(after.meta);
-  if (!isDeepStrictEqual(cropBefore, cropAfter)) actions.push({ action: 'file_cropped' });
-  if (!isDeepStrictEqual(restBefore, restAfter)) actions.push({ action: 'file_meta_changed' });
-  return actions;
-}
-
-/** History entries for a change to one of an accreditation's files (see `fileChangeActions`). */
-export function fileHistoryEntries(
-  before: AssetRow | undefined,
-  after: AssetRow | undefined,
-  actorId: number,
-  at: number,
-): NewAccreditationHistoryRow[] {
-  const file = (after ?? before)!;
-  return fileChangeActions(before, after).map(({ action, previousName }) => ({
-    accreditation_id: file.assetable_id,
-    at,
-    actor_id: actorId,
-    action,
-    note: null,
-    asset_id: file.id,
-    file_name: file.name,
-    file_previous_name: previousName ?? null,
-    file_type: file.file_type,
-  }));
-}
 
 const isDecision = (action: HistoryAction) => action === 'approved' || action === 'rejected';
 

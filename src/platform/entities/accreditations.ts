@@ -21,13 +21,10 @@ import {
   recordDecision,
   recordSubmission,
   reopenIfDecided,
-  retainingDecision,
 } from '../db/repositories/entities';
-import type { AssetRow } from '../db/schema';
 import { ApiError, validationFailed } from '../http/errors';
 import { pageOf, type Page } from '../http/paging';
 import { checkIfMatch } from '../http/preconditions';
-import { fileHistoryEntries } from './accreditation-history';
 import { accreditationRequirements } from './requirements';
 
 /** The review state an accreditation's ETag names: a decision, a send or a reopening bumps its version. */
@@ -285,47 +282,3 @@ const requirementMessages: Record<ApiAccreditation['requirements'][number]['kind
   drivers_license: "add both sides of your driver's licence (two photos, or one photo showing both sides)",
   utility_bill: 'add a utility bill showing your current address',
 };
-
-/**
- * Records a change to an accreditation's file in its history (no-op for other entities' files and
- * for thumbnails), inside the change's own transaction: an upload (`before` undefined), an update,
- * or a delete (`after` undefined). An upload to a decided accreditation also puts it back to
- * `documents_needed`: the investor is adding to what was decided on, so it waits for them to send it
- * again. One waiting for a decision stays waiting (the admins see the new file with it).
- */
-export async function recordAccreditationFileChange(
-  trx: DB,
-  change: { before?: AssetRow; after?: AssetRow; actorId: number; at: number },
-): Promise<void> {
-  const file = change.after ?? change.before!;
-  if (file.assetable_type !== 'Accreditation' || file.thumbnail_of !== null) return;
-  await appendHistory(trx, fileHistoryEntries(change.before, change.after, change.actorId, change.at));
-  if (change.before) return;
-  if (await reopenIfDecided(trx, file.assetable_id)) {
-    await appendHistory(trx, [
-      { accreditation_id: file.assetable_id, at: change.at, actor_id: change.actorId, action: 'reopened' },
-    ]);
-  }
-}
-
-const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** "27 Nov 2026", in UTC: the same words whatever the server's locale. */
-const dayOf = (ms: number) => {
-  const date = new Date(ms);
-  return `${date.getUTCDate()} ${months[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
-};
-
-/**
- * Refuses to delete a file a decision was made on (decisions.md "retained evidence"): 409
- * `retained`, naming the newest such decision. Whoever asks, owner or admin.
- */
-export async function checkNotRetained(db: DB, assetId: number): Promise<void> {
-  const decision = await retainingDecision(db, assetId);
-  if (!decision) return;
-  const what = decision.action === 'approved' ? 'approval' : 'rejection';
-  throw new ApiError(
-    409,
-    'retained',
-    `This file is kept as evidence of the ${what} of ${dayOf(decision.at)}; upload a new file beside it instead.`,
-  );
-}

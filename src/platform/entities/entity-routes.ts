@@ -7,15 +7,16 @@ import { assetPageSchema, nextAssetsLinkSchema } from '../../shared/api/entity-a
 import { assetableTypes, type AssetableType } from '../../shared/api/me';
 import { assetPageSizes } from '../../shared/api/paging';
 import { productListSchema, productPartSchema, productSchema } from '../../shared/api/products';
+import type { assetSchema } from '../../shared/assets/asset';
 import { fileTypeNames, fileTypes } from '../../shared/assets/file-types';
 import { idParams, problems, type ZodRoutes } from '../http/route-schemas';
-import type { PlatformContext } from '../context';
+import type { EntitiesContext } from './entities-context';
 import { productOf, productParts } from '../db/repositories/entities';
 import { notFound } from '../http/errors';
-import { decodeCursor, pageQuery, pageQueryOf } from '../http/paging';
+import { decodeCursor, type Page, pageQuery, pageQueryOf } from '../http/paging';
 import { accreditationView } from './accreditations';
-import { type Entity, entityAccess, findEntity } from './entities';
-import type { visibleAssetPage } from '../assets/entity-asset-page';
+import type { Caller } from '../access/caller';
+import { type Entity, type EntityAccess, entityAccess, findEntity } from '../access/entity-access';
 import { productList, readableProducts } from './products';
 
 const fileTypeSchema = z.object({
@@ -35,25 +36,32 @@ const fileTypeSchema = z.object({
 
 /** The entity if the caller may see it (else 404), and what they may do with its assets. */
 export async function visibleEntity(
-  ctx: PlatformContext,
+  ctx: EntitiesContext,
   request: FastifyRequest,
   type: AssetableType,
   id: number,
 ) {
-  const entity = await findEntity(ctx, type, id);
+  const entity = await findEntity(ctx.db, type, id);
   const access = entity ? entityAccess(request.caller, entity) : 'none';
   if (!entity || access === 'none') throw notFound(`No ${type} ${id}.`);
   return { entity, access };
 }
 
 /**
- * What the entity and review routes are given: an entity's assets are read by the assets module
- * (assets/entity-asset-page.ts), passed in by the app. Assets follow the entities' access rules, so
- * the entities do not import the assets module back: the folders import one way.
+ * One page of the assets of an entity the caller may read (the assets module's
+ * `visibleAssetPage`, given by the composition root): the entities know the answer's shape from the
+ * contract, not the module that reads it, so no feature folder imports another.
  */
+export type AssetPageReader = (
+  caller: Caller,
+  visible: { entity: Entity; access: EntityAccess },
+  page: { cursor?: string; limit: number; fileType?: string },
+) => Promise<Page<z.input<typeof assetSchema>>>;
+
+/** What the entity and review routes are given. */
 export interface EntityRouteOptions {
-  ctx: PlatformContext;
-  assetPage: typeof visibleAssetPage;
+  ctx: EntitiesContext;
+  assetPage: AssetPageReader;
 }
 
 const linksOf = (type: AssetableType, id: number) => ({ assets: assetListPath({ type, id }) });
@@ -79,7 +87,7 @@ const entitySchemas: Record<AssetableType, EntitySchema> = {
 const withNextAssets = (schema: EntitySchema) =>
   schema.extend({ links: schema.shape.links.extend({ next_assets: nextAssetsLinkSchema }) });
 
-async function entityBody(ctx: PlatformContext, request: FastifyRequest, entity: Entity) {
+async function entityBody(ctx: EntitiesContext, request: FastifyRequest, entity: Entity) {
   const base = { id: entity.id, name: entity.name, links: linksOf(entity.type, entity.id) };
   switch (entity.type) {
     case 'Accreditation':
@@ -138,7 +146,7 @@ function registerEntity(route: ZodRoutes, { ctx, assetPage }: EntityRouteOptions
       const visible = await visibleEntity(ctx, request, type, request.params.id);
       const [body, page] = await Promise.all([
         entityBody(ctx, request, visible.entity),
-        assetPage(ctx, request.caller, visible, { limit: assetPageSizes.default }),
+        assetPage(request.caller, visible, { limit: assetPageSizes.default }),
       ]);
       const next = page.nextCursor && `${body.links.assets}?cursor=${page.nextCursor}`;
       return {
@@ -171,7 +179,7 @@ function registerEntity(route: ZodRoutes, { ctx, assetPage }: EntityRouteOptions
     async (request) => {
       const { cursor, limit, file_type: fileType } = request.query;
       const visible = await visibleEntity(ctx, request, type, request.params.id);
-      const page = await assetPage(ctx, request.caller, visible, { cursor, limit, fileType });
+      const page = await assetPage(request.caller, visible, { cursor, limit, fileType });
       return { assets: page.items, next_cursor: page.nextCursor };
     },
   );
@@ -210,7 +218,7 @@ function registerFileTypes(route: ZodRoutes) {
   );
 }
 
-function registerProducts(route: ZodRoutes, ctx: PlatformContext) {
+function registerProducts(route: ZodRoutes, ctx: EntitiesContext) {
   route.get(
     '/v2/core/products',
     {

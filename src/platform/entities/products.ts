@@ -1,9 +1,9 @@
 import type { DB } from '../db/database';
 import { productLogos } from '../db/repositories/assets';
 import { productPage } from '../db/repositories/entities';
-import type { Caller } from '../oauth/bearer';
+import type { Caller } from '../access/caller';
 import { pageOf, type Page } from '../http/paging';
-import { canSeeAsset, entityAccess } from './entities';
+import { canSeeAsset, entityAccess } from '../access/entity-access';
 
 export const productList = 'products';
 

@@ -12,8 +12,8 @@ import { assetPageSizes } from '../../shared/api/paging';
 import { accreditationListStatuses } from '../../shared/api/review';
 import { idParams, problems, type ZodRoutes } from '../http/route-schemas';
 import { forbidden, insufficientScope, notFound, validationFailed } from '../http/errors';
-import type { Caller } from '../oauth/bearer';
-import type { PlatformContext } from '../context';
+import type { Caller } from '../access/caller';
+import type { EntitiesContext } from './entities-context';
 import { decodeCursor, pageQuery } from '../http/paging';
 import { historyList, historyPage } from './accreditation-history';
 import {
@@ -24,7 +24,7 @@ import {
   decisionOf,
   updateAsOwner,
 } from './accreditations';
-import { findEntity } from './entities';
+import { findEntity } from '../access/entity-access';
 import { type EntityRouteOptions, visibleEntity } from './entity-routes';
 
 const isAdmin = (caller: Caller) => caller.role === 'admin' && caller.scope === 'full';
@@ -73,7 +73,7 @@ export async function reviewRoutes(app: FastifyInstance, { ctx, assetPage }: Ent
 }
 
 /** The admins' lists, each accreditation with its documents. */
-function registerList(route: ZodRoutes, ctx: PlatformContext, assetPage: EntityRouteOptions['assetPage']) {
+function registerList(route: ZodRoutes, ctx: EntitiesContext, assetPage: EntityRouteOptions['assetPage']) {
   route.get(
     '/v2/core/accreditations',
     {
@@ -110,7 +110,7 @@ function registerList(route: ZodRoutes, ctx: PlatformContext, assetPage: EntityR
       for (const accreditation of page.items) {
         // An accreditation holds a few documents; a page of the largest size holds them all.
         const visible = await visibleEntity(ctx, request, 'Accreditation', accreditation.id);
-        const page = await assetPage(ctx, request.caller, visible, { limit: assetPageSizes.max });
+        const page = await assetPage(request.caller, visible, { limit: assetPageSizes.max });
         accreditations.push({ ...accreditation, assets: page.items });
       }
       return { accreditations, next_cursor: page.nextCursor, counts: page.counts };
@@ -119,7 +119,7 @@ function registerList(route: ZodRoutes, ctx: PlatformContext, assetPage: EntityR
 }
 
 /** An admin's decision, or the owner's send for review and address answer. */
-function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
+function registerUpdate(route: ZodRoutes, ctx: EntitiesContext) {
   route.put(
     '/v2/core/accreditations/:id',
     {
@@ -145,7 +145,7 @@ function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
     },
     async (request, reply) => {
       const { caller } = request;
-      const entity = await findEntity(ctx, 'Accreditation', request.params.id);
+      const entity = await findEntity(ctx.db, 'Accreditation', request.params.id);
       const owns = entity?.ownerId === caller.userId;
       // Admins and the owner; for anyone else the accreditation does not exist.
       if (!entity || (!owns && !isAdmin(caller))) throw notFound(`No Accreditation ${request.params.id}.`);
@@ -175,7 +175,7 @@ function registerUpdate(route: ZodRoutes, ctx: PlatformContext) {
   );
 }
 
-function registerHistory(route: ZodRoutes, ctx: PlatformContext) {
+function registerHistory(route: ZodRoutes, ctx: EntitiesContext) {
   route.get(
     '/v2/core/accreditations/:id/history',
     {
@@ -191,7 +191,7 @@ function registerHistory(route: ZodRoutes, ctx: PlatformContext) {
     },
     async (request) => {
       const { caller } = request;
-      const entity = await findEntity(ctx, 'Accreditation', request.params.id);
+      const entity = await findEntity(ctx.db, 'Accreditation', request.params.id);
       const owns = entity?.ownerId === caller.userId;
       // Admins and the owner; for anyone else the accreditation does not exist.
       if (!entity || (!owns && !(caller.role === 'admin' && caller.scope === 'full')))

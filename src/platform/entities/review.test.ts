@@ -18,7 +18,7 @@ import {
   type TestPlatform,
   tokensFor,
 } from '../testing/platform-server';
-import { createUser } from '../users/users';
+import { createUser } from '../security/accounts';
 
 let platform: TestPlatform;
 /** A second connection to the platform's database, as a script or a person with sqlite3 would have. */

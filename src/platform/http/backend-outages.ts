@@ -2,7 +2,7 @@
  * Errors that mean a backend (PostgreSQL, the blob store) cannot be reached or did not answer in
  * time, rather than a fault of the request or of the platform: the client gets 503
  * `service_unavailable` with `Retry-After` and may simply try again (errors.ts). Redis has its own
- * ways (wiring/shared-state.ts): its outages are answered without it where that is safe.
+ * ways (composition/shared-state.ts): its outages are answered without it where that is safe.
  */
 export type Backend = 'database' | 'blob store';
 

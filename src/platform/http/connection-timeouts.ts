@@ -1,8 +1,15 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyHttpOptions } from 'fastify';
-import type { PlatformConfig } from '../env';
 import { problemOf } from './errors';
+
+/** Read by config/env.ts from HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, IDLE_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS. */
+export interface ConnectionTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+}
 
 /**
  * How long a connection may take over each step (H8), as Fastify and Node options:
@@ -13,7 +20,7 @@ import { problemOf } from './errors';
  * - keep-alive: an idle kept-alive connection waits `keepAliveTimeoutMs` for its next request.
  * Uploads also have a minimum rate (upload-guard.ts). Timeouts answer 408 in problem JSON.
  */
-export function connectionOptions(http: PlatformConfig['http']) {
+export function connectionOptions(http: ConnectionTimeouts) {
   return {
     connectionTimeout: http.idleTimeoutMs,
     keepAliveTimeout: http.keepAliveTimeoutMs,

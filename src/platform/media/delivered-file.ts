@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { contentKinds } from '../../shared/assets/file-types';
-import type { PlatformContext } from '../context';
 import type { AssetRow } from '../db/schema';
-import type { BlobRange, PresignedHeaders } from '../storage/blob-store';
+import type { BlobRange, BlobStore, PresignedHeaders } from '../storage/blob-store';
+import type { Renditions } from './renditions';
 import { renditionName, type RenditionSpec } from './rendition-request';
 
 /** What the delivery endpoint sends for a signed URL: the stored original or a rendition of it. */
@@ -37,6 +37,12 @@ const extensionsOf = new Map<string, readonly string[]>(
 /** A trailing extension: a dot (not the first character), then up to 10 characters with a letter. */
 const trailingExtension = /(?<=.)\.(?=[^.\s]*[a-z])[^.\s]{1,10}$/i;
 
+/** Where a delivered file's bytes come from: the blob store, or the rendition cache. */
+interface FileSources {
+  blobs: BlobStore;
+  renditions: Renditions;
+}
+
 /**
  * The name a file is delivered under (H1): its extension is one of the sniffed type's, replacing
  * another extension or appended, so that `numbers.html` holding text is saved as `numbers.txt` and
@@ -50,7 +56,7 @@ export function deliveredName(name: string, contentType: string): string {
   return `${name.replace(trailingExtension, '')}${extensions[0]}`;
 }
 
-export function originalFile(ctx: PlatformContext, row: Row): DeliveredFile {
+export function originalFile(ctx: FileSources, row: Row): DeliveredFile {
   return {
     contentType: row.content_type,
     name: deliveredName(row.name, row.content_type),
@@ -65,7 +71,7 @@ export function originalFile(ctx: PlatformContext, row: Row): DeliveredFile {
 }
 
 /** A rendition (WebP), from the cache, or rendered first if it is not (yet, or any more) cached. */
-export function renditionFile(ctx: PlatformContext, row: Row, spec: RenditionSpec): DeliveredFile {
+export function renditionFile(ctx: FileSources, row: Row, spec: RenditionSpec): DeliveredFile {
   const contentType = 'image/webp';
   return {
     contentType,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meSchema } from '../../shared/api/me';
 import { problemSchema } from '../../shared/api/problem';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
-import type { PlatformOptions } from '../app';
+import type { PlatformOptions } from '../composition/app';
 import { multipartBody, png, sha256 } from '../testing/files';
 import {
   deckPdf,

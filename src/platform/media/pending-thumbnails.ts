@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import type { PlatformContext } from '../context';
+import type { DB } from '../db/database';
+import type { RunningClaims } from '../shared-state/running-claims';
+import type { BlobStore, StagedBlob } from '../storage/blob-store';
 import {
   completeThumbnail,
   countRenderAttempt,
@@ -8,8 +10,7 @@ import {
   pendingThumbnailIds,
   pendingThumbnailJob,
 } from '../db/repositories/assets';
-import type { StagedBlob } from '../storage/blob-store';
-import { type PdfThumbnail, PdfThumbnailError } from './pdf-thumbnail-pool';
+import { type PdfThumbnail, PdfThumbnailError, type PdfThumbnailPool } from './pdf-thumbnail-pool';
 import { blobPdfSource } from './pdf-thumbnails';
 
 /**
@@ -23,7 +24,7 @@ import { blobPdfSource } from './pdf-thumbnails';
  * whatever a stop or crash interrupts is made again after the next start.
  *
  * Several instances share the pending rows (deploy/): each thumbnail queued or being made holds a
- * running claim (assets/running-claims.ts; leased in Redis), and an instance takes up only pending
+ * running claim (shared-state/running-claims.ts; leased in Redis), and an instance takes up only pending
  * thumbnails that no instance holds — at its start and then every `rescanMs`, so that the work of
  * an instance that died is finished by another once its lease has run out.
  */
@@ -89,7 +90,13 @@ export interface ThumbnailHooks {
   beforeStore?: (thumbnailId: number) => Promise<void>;
 }
 
-type Deps = Pick<PlatformContext, 'db' | 'blobs' | 'pdfThumbnails' | 'clock' | 'runningClaims'>;
+interface Deps {
+  db: DB;
+  blobs: BlobStore;
+  pdfThumbnails: PdfThumbnailPool;
+  clock: () => number;
+  runningClaims: RunningClaims;
+}
 
 const thumbnailClaim = (id: number) => `thumbnail:${id}`;
 

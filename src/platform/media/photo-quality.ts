@@ -9,7 +9,7 @@ import {
   rgbToGrey,
   type PhotoQuality,
 } from '../../shared/assets/photo-quality';
-import type { ImageSize } from '../assets/image-probe';
+import type { ImageSize } from './image-probe';
 
 /**
  * One photo measured at a time per instance: decoding a 12 MP photo holds one of libuv's threads

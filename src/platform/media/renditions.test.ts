@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetEnvelopeSchema, type Asset } from '../../shared/assets/asset';
 import { meSchema } from '../../shared/api/me';
 import { problemSchema } from '../../shared/api/problem';
-import { buildPlatform } from '../app';
+import { buildPlatform } from '../composition/app';
 import { createFsBlobStore } from '../storage/fs-blob-store';
 import type { BlobStore } from '../storage/blob-store';
 import { multipartBody, pdf, sha256 } from '../testing/files';

@@ -1,10 +1,10 @@
-import type { Caller } from './bearer';
+import type { Caller } from '../access/caller';
 
 /**
  * Validated access tokens, so the API's hot path skips a database read per request. Every way a
  * token stops working goes through `forgetGrant` or `forgetToken`, awaited before the change is
  * answered: in memory (`MemoryAccessTokenCache`, one process) or told to every instance through
- * Redis (`RedisAccessTokenCache`), chosen at start (wiring/shared-state.ts).
+ * Redis (`RedisAccessTokenCache`), chosen at start (composition/shared-state.ts).
  */
 export interface AccessTokenCache {
   get(tokenHash: string, now: number): Caller | undefined;

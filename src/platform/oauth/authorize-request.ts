@@ -1,12 +1,9 @@
 import { z } from 'zod';
+import { isScope, scopes, type Scope } from '../../shared/api/oauth';
 import type { OAuthClient } from '../db/schema';
 import { PageError } from '../http/errors';
 import type { DB } from '../db/database';
 import { findClient, redirectUrisOf } from './clients';
-
-export const scopes = ['basic', 'full'] as const;
-export type Scope = (typeof scopes)[number];
-export const isScope = (value: string): value is Scope => (scopes as readonly string[]).includes(value);
 
 export interface AuthorizeRequest {
   client: OAuthClient;

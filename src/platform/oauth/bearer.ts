@@ -1,17 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { Role } from '../../shared/api/me';
-import type { PlatformContext } from '../context';
+import type { Scope } from '../../shared/api/oauth';
+import type { Caller } from '../access/caller';
+import type { OAuthContext } from './oauth-context';
 import { accessTokenCaller } from '../db/repositories/oauth';
 import { insufficientScope, invalidToken } from '../http/errors';
 import { sha256 } from '../security/secrets';
-import type { Scope } from './authorize-request';
-
-/** Who is calling the API, from their bearer token. */
-export interface Caller {
-  userId: number;
-  role: Role;
-  scope: Scope;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,7 +19,7 @@ const readMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  * onRequest hook for the API: a valid, unexpired, unrevoked access token in the Authorization
  * header (RFC 6750 2.1, never the query), and the `full` scope for anything that writes.
  */
-export function bearerAuthentication(ctx: PlatformContext) {
+export function bearerAuthentication(ctx: OAuthContext) {
   async function lookUp(tokenHash: string, now: number): Promise<Caller> {
     const epoch = ctx.accessTokens.epoch();
     const found = await accessTokenCaller(ctx.db, tokenHash, now);

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { PlatformContext } from '../context';
+import type { OAuthContext } from './oauth-context';
 import { OAuthError } from '../http/errors';
 import { findClient, secretMatches } from './clients';
 
@@ -86,7 +86,7 @@ export const clientAuthMethods = ['client_secret_basic', 'client_secret_post'] a
 
 /** Authenticates the client by HTTP Basic or by body fields, never both (decisions.md). */
 export async function authenticateClient(
-  ctx: PlatformContext,
+  ctx: OAuthContext,
   request: FastifyRequest,
   fields: Record<string, string>,
 ) {

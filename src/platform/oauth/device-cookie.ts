@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PlatformContext } from '../context';
+import type { OAuthContext } from './oauth-context';
 import { hmac, randomToken, safeEqual } from '../security/secrets';
 
 /**
@@ -11,10 +11,10 @@ import { hmac, randomToken, safeEqual } from '../security/secrets';
  */
 const lifetimeMs = 90 * 24 * 60 * 60 * 1000;
 const cookieName = (userId: number) => `platform_device_${userId}`;
-const sign = (ctx: PlatformContext, payload: string) => hmac(ctx.signingKey, `device:${payload}`);
+const sign = (ctx: OAuthContext, payload: string) => hmac(ctx.signingKey, `device:${payload}`);
 
 /** Gives this browser a fresh device cookie for the user (at each successful sign-in). */
-export function issueDeviceCookie(ctx: PlatformContext, reply: FastifyReply, userId: number) {
+export function issueDeviceCookie(ctx: OAuthContext, reply: FastifyReply, userId: number) {
   const payload = `${userId}.${randomToken(16)}.${ctx.clock() + lifetimeMs}`;
   reply.setCookie(cookieName(userId), `${payload}.${sign(ctx, payload)}`, {
     // Sent with the sign-in form only, which alone reads it.
@@ -29,7 +29,7 @@ export function issueDeviceCookie(ctx: PlatformContext, reply: FastifyReply, use
 }
 
 /** The nonce of this browser's device cookie for the user, when it has a valid, unexpired one. */
-export function deviceOf(ctx: PlatformContext, request: FastifyRequest, userId: number): string | undefined {
+export function deviceOf(ctx: OAuthContext, request: FastifyRequest, userId: number): string | undefined {
   const parts = request.cookies[cookieName(userId)]?.split('.');
   if (parts?.length !== 4) return undefined;
   const [id, nonce, expiresAt, signature] = parts as [string, string, string, string];

@@ -3,8 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { supportedGrants } from '../../shared/api/oauth';
 import { apiPaths } from '../../shared/api/paths';
-import type { PlatformContext } from '../context';
-import { scopes } from './authorize-request';
+import type { OAuthContext } from './oauth-context';
+import { scopes } from '../../shared/api/oauth';
 import { clientAuthMethods } from './client-auth';
 
 const metadataSchema = z.object({
@@ -27,7 +27,7 @@ const metadataSchema = z.object({
  * configure themselves. Built from the same constants the endpoints check against: clients (the
  * proxy among them) read from it whether revocation and the refresh grant exist.
  */
-export async function metadataRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function metadataRoutes(app: FastifyInstance, { ctx }: { ctx: OAuthContext }) {
   const base = ctx.config.publicUrl;
   const metadata: z.infer<typeof metadataSchema> = {
     // The `iss` of every authorization response (RFC 9207), character for character.

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { RedisDegradedMode } from '../shared-state/degraded-mode';
 import type { RedisConnection } from '../shared-state/redis-connection';
 import { type AccessTokenCache, MemoryAccessTokenCache } from './access-token-cache';
-import type { Caller } from './bearer';
+import type { Caller } from '../access/caller';
 
 type Revocation = { grant: number } | { token: string };
 

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { apiPaths } from '../../shared/api/paths';
-import type { PlatformContext } from '../context';
+import type { OAuthContext } from './oauth-context';
 import { readByHandler } from '../http/route-schemas';
 import { hasConsent, insertCode, recordConsent } from '../db/repositories/oauth';
 import { PageError } from '../http/errors';
-import { findUserByEmail } from '../users/users';
+import { findUserByEmail } from '../security/accounts';
 import { dummyPasswordHash, verifyPassword } from '../security/passwords';
 import { randomToken, sha256 } from '../security/secrets';
 import {
@@ -83,7 +83,7 @@ const authorizeDoc = {
 };
 
 /** The sign-in service: spec 4.1 plus the login and consent pages of decisions.md. */
-export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function signInRoutes(app: FastifyInstance, { ctx }: { ctx: OAuthContext }) {
   app.addHook('onSend', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });
@@ -114,12 +114,7 @@ function registerPageAssets(app: FastifyInstance) {
 const redirect = (reply: FastifyReply, status: 302 | 303, location: string) =>
   reply.code(status).header('location', location).send();
 
-const redirectError = (
-  ctx: PlatformContext,
-  reply: FastifyReply,
-  status: 302 | 303,
-  error: RedirectableError,
-) =>
+const redirectError = (ctx: OAuthContext, reply: FastifyReply, status: 302 | 303, error: RedirectableError) =>
   redirect(
     reply,
     status,
@@ -133,7 +128,7 @@ const redirectError = (
 
 /** Validates the request; when the error may go back to the client, sends it and answers undefined. */
 async function parseOrRedirect(
-  ctx: PlatformContext,
+  ctx: OAuthContext,
   reply: FastifyReply,
   params: Record<string, unknown>,
   status: 302 | 303,
@@ -151,7 +146,7 @@ async function parseOrRedirect(
 
 /** Issues a single-use code (only its hash is kept) and sends the user back with it. */
 async function redirectWithCode(
-  ctx: PlatformContext,
+  ctx: OAuthContext,
   reply: FastifyReply,
   status: 302 | 303,
   request: AuthorizeRequest,
@@ -175,7 +170,7 @@ async function redirectWithCode(
 }
 
 function loginPage(
-  ctx: PlatformContext,
+  ctx: OAuthContext,
   request: FastifyRequest,
   reply: FastifyReply,
   returnTo: string,
@@ -196,7 +191,7 @@ const authorizeOptions = {
 };
 
 /** The authorization endpoint: the request, then sign-in and consent when they are still needed. */
-function registerAuthorize(app: FastifyInstance, ctx: PlatformContext) {
+function registerAuthorize(app: FastifyInstance, ctx: OAuthContext) {
   app.get(apiPaths.authorize, authorizeOptions, async (request, reply) => {
     const authorizeRequest = await parseOrRedirect(ctx, reply, request.query as Record<string, unknown>, 302);
     if (!authorizeRequest) return reply;
@@ -255,7 +250,7 @@ function registerAuthorize(app: FastifyInstance, ctx: PlatformContext) {
 }
 
 /** The sign-in page and its form: throttled sign-ins, then a session and the way back. */
-function registerLogin(app: FastifyInstance, ctx: PlatformContext) {
+function registerLogin(app: FastifyInstance, ctx: OAuthContext) {
   app.get(loginPath, { config: page }, async (request, reply) => loginPage(ctx, request, reply, loginPath));
 
   app.post(loginPath, { config: page }, async (request, reply) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PlatformContext } from '../context';
+import type { OAuthContext } from './oauth-context';
 import { replaceSession, sessionUser } from '../db/repositories/oauth';
 import { PageError } from '../http/errors';
 import { hmac, randomToken, safeEqual, sha256 } from '../security/secrets';
@@ -8,7 +8,7 @@ const sessionCookie = 'platform_session';
 const csrfCookie = 'platform_csrf';
 const sessionLifetimeMs = 12 * 60 * 60 * 1000;
 
-function cookieOptions(ctx: PlatformContext) {
+function cookieOptions(ctx: OAuthContext) {
   return {
     path: '/auth',
     httpOnly: true,
@@ -18,7 +18,7 @@ function cookieOptions(ctx: PlatformContext) {
 }
 
 /** The signed-in user of the sign-in service, or undefined. */
-export async function currentUser(ctx: PlatformContext, request: FastifyRequest) {
+export async function currentUser(ctx: OAuthContext, request: FastifyRequest) {
   const token = request.cookies[sessionCookie];
   if (!token) return undefined;
   return sessionUser(ctx.db, sha256(token), ctx.clock());
@@ -29,7 +29,7 @@ export async function currentUser(ctx: PlatformContext, request: FastifyRequest)
  * the one the browser had, if any: signing in again, perhaps as someone else, replaces it.
  */
 export async function startSession(
-  ctx: PlatformContext,
+  ctx: OAuthContext,
   request: FastifyRequest,
   reply: FastifyReply,
   userId: number,
@@ -51,7 +51,7 @@ export async function startSession(
  * CSRF token for the forms: an HMAC of a random value kept in an HttpOnly cookie. A forged form
  * from another site has neither the cookie's value nor our key.
  */
-export function csrfTokenFor(ctx: PlatformContext, request: FastifyRequest, reply: FastifyReply): string {
+export function csrfTokenFor(ctx: OAuthContext, request: FastifyRequest, reply: FastifyReply): string {
   let seed = request.cookies[csrfCookie];
   if (!seed || seed.length < 32) {
     seed = randomToken();
@@ -63,7 +63,7 @@ export function csrfTokenFor(ctx: PlatformContext, request: FastifyRequest, repl
 }
 
 /** Refuses a form POST that did not come from our own page (A7). */
-export function assertSameOriginForm(ctx: PlatformContext, request: FastifyRequest, submitted: unknown) {
+export function assertSameOriginForm(ctx: OAuthContext, request: FastifyRequest, submitted: unknown) {
   const origin = request.headers.origin;
   const fetchSite = request.headers['sec-fetch-site'];
   const ownOrigin = new URL(ctx.config.publicUrl).origin;

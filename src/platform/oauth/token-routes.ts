@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { isSupportedGrant, supportedGrants, type GrantType } from '../../shared/api/oauth';
 import { apiPaths } from '../../shared/api/paths';
 import { oauthErrorSchema } from '../../shared/api/problem';
-import type { PlatformContext } from '../context';
+import type { OAuthContext } from './oauth-context';
 import { refreshTokenWithGrant, revokeAccessTokenOfClient } from '../db/repositories/oauth';
 import { OAuthError } from '../http/errors';
 import { readByHandler } from '../http/route-schemas';
@@ -65,7 +65,7 @@ function checkGrantType(query: Record<string, unknown>, fields: Record<string, s
 
 // Stays whole: a flat table of two endpoints and their method fallbacks, each handing on to client-auth.ts
 // and grants/ at once.
-export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function tokenRoutes(app: FastifyInstance, { ctx }: { ctx: OAuthContext }) {
   const route = app.withTypeProvider<ZodTypeProvider>();
   const oauthConfig = {
     errorFormat: 'oauth' as const,

@@ -1,4 +1,4 @@
-import type { PlatformContext } from '../context';
+import type { OAuthContext } from './oauth-context';
 import type { DB } from '../db/database';
 import { insertTokenPair, markGrantRevoked } from '../db/repositories/oauth';
 import { randomToken, sha256 } from '../security/secrets';
@@ -14,7 +14,7 @@ export interface TokenResponse {
 
 /** Issues a new access and refresh token pair in a grant (the token family). */
 export async function issueTokens(
-  ctx: PlatformContext,
+  ctx: OAuthContext,
   trx: DB,
   grantId: number,
   scope: string,
@@ -44,7 +44,7 @@ export async function issueTokens(
  * are told first (every instance's, with Redis; while Redis is away, once no instance trusts its
  * cache: redis-access-token-cache.ts), then the database.
  */
-export async function revokeGrant(ctx: PlatformContext, db: DB, grantId: number) {
+export async function revokeGrant(ctx: OAuthContext, db: DB, grantId: number) {
   await ctx.accessTokens.forgetGrant(grantId);
   await markGrantRevoked(db, grantId, ctx.clock());
 }

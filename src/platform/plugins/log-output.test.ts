@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildPlatform } from '../app';
-import { configFor } from '../env';
+import { buildPlatform } from '../composition/app';
+import { configFor } from '../config/env';
 import { testBackend } from '../testing/backends';
 
 /** The platform's log output, sent to this file rather than the test run's standard output. */

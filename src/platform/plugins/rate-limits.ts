@@ -82,7 +82,7 @@ const refusal = (after: string) =>
 /**
  * The per-address rate limit: @fastify/rate-limit on every route but the API's, and for the API a
  * count in the very store the plugin counts in, so that an address has one budget, each request
- * counted once. The API's hook (app.ts) counts before it authenticates, so that requests refused at
+ * counted once. The API's hook (composition/app.ts) counts before it authenticates, so that requests refused at
  * authentication count too (H3).
  *
  * Why the API does not run the plugin's own handler (`app.rateLimit()`) in that hook: the handler is

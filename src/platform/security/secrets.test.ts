@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildPlatform } from '../app';
-import { configFor } from '../env';
+import { buildPlatform } from '../composition/app';
+import { configFor } from '../config/env';
 import { loadSigningKey } from './secrets';
 
 const dirs: string[] = [];

@@ -122,7 +122,7 @@ export interface SignInTurn {
 
 /**
  * The rules above, kept in this process's memory (`SignInLimiter`) or, for several instances, in
- * Redis (`RedisSignInLimiter`), chosen at start (wiring/shared-state.ts).
+ * Redis (`RedisSignInLimiter`), chosen at start (composition/shared-state.ts).
  */
 export interface SignInThrottle {
   begin(attempt: SignInAttempt): SignInTurn | Promise<SignInTurn>;

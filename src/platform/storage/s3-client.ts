@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { PresignedHeaders } from './blob-store';
-import type { S3Config } from './storage-env';
+import type { S3Config } from '../config/storage-env';
 
 /**
  * Sockets to the bucket per platform process. Each download streamed from the bucket holds one

@@ -6,7 +6,7 @@ import { buffer } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DB, openDatabase } from '../db/database';
 import { seedDemoData } from '../cli/demo-seed';
-import { configFor } from '../env';
+import { configFor } from '../config/env';
 import { type StoreUnderTest, storesUnderTest } from '../testing/blob-stores';
 import type { BlobStore } from './blob-store';
 import { orphanAgeMs, sweepStorage } from './sweep';

@@ -1,6 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { PlatformContext } from '../context';
+import type { DB } from '../db/database';
 import { assetByBlobKey } from '../db/repositories/assets';
+import type { BlobStore } from './blob-store';
+
+/** What a sweep reads and deletes: the asset rows, the stored blobs, and the time. */
+interface SweepDeps {
+  db: DB;
+  blobs: BlobStore;
+  clock: () => number;
+}
 
 export interface SweepOptions {
   /**
@@ -33,10 +41,7 @@ export const orphanAgeMs = (requestTimeoutMs: number) => requestTimeoutMs + 15 *
  * after the start: media/pending-thumbnails.ts). A PNG committed just before a crash, its row still
  * pending, is kept here and replaced when it is made again.
  */
-export async function sweepStorage(
-  ctx: Pick<PlatformContext, 'db' | 'blobs' | 'clock'>,
-  { minAgeMs }: SweepOptions = {},
-) {
+export async function sweepStorage(ctx: SweepDeps, { minAgeMs }: SweepOptions = {}) {
   const age = minAgeMs === undefined ? {} : { startedBefore: new Date(ctx.clock() - minAgeMs) };
   const leftovers = await ctx.blobs.removeTemporaryLeftovers(age);
   let orphans = 0;
@@ -55,7 +60,7 @@ export async function sweepStorage(
  * for the next one. Answers the function that stops it.
  */
 export function sweepPeriodically(
-  ctx: Pick<PlatformContext, 'db' | 'blobs' | 'clock'>,
+  ctx: SweepDeps,
   log: FastifyBaseLogger,
   minAgeMs: number,
   everyMs = minAgeMs,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PlatformConfig } from '../env';
+import type { PlatformConfig } from '../config/env';
 import { freshPostgresSchema } from './postgres';
 import { testRedisEnv, testWithRedis } from './redis';
 import { s3EnvOf, s3TestEnv } from './s3';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { configFor, type PlatformConfig } from '../env';
+import { configFor, type PlatformConfig } from '../config/env';
 import { testBackend, type TestBackend } from './backends';
 import { removeRedisKeys } from './redis';
 import { freePort } from './platform-server';

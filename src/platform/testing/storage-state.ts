@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from '../db/database';
-import type { PlatformConfig } from '../env';
-import { createStorage } from '../wiring/storage';
+import type { PlatformConfig } from '../config/env';
+import { createStorage } from '../composition/storage';
 import { createS3Client } from '../storage/s3-client';
 import { sweepStorage } from '../storage/sweep';
 import { blobPrefix } from '../storage/s3-blob-store';

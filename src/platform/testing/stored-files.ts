@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import type { PlatformConfig } from '../env';
+import type { PlatformConfig } from '../config/env';
 import { createS3Client } from '../storage/s3-client';
 import { blobPrefix } from '../storage/s3-blob-store';
 import { bucketContents } from './blob-stores';

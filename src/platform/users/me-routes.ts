@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Me, meSchema } from '../../shared/api/me';
 import { apiPaths } from '../../shared/api/paths';
 import { problemSchema } from '../../shared/api/problem';
-import type { PlatformContext } from '../context';
+import type { DB } from '../db/database';
 import { entitiesOwnedBy, userProfile } from '../db/repositories/users';
 import { notFound } from '../http/errors';
 
@@ -11,7 +11,12 @@ import { notFound } from '../http/errors';
  * The entities a user owns, by assetable type (decisions.md: every assetable entity has an owner);
  * accreditations with their review status.
  */
-export async function ownedEntities(ctx: PlatformContext, userId: number): Promise<Me['entities']> {
+/** What /v2/core/me is given by the composition root. */
+export interface UsersContext {
+  db: DB;
+}
+
+export async function ownedEntities(ctx: UsersContext, userId: number): Promise<Me['entities']> {
   const [owned, user] = await Promise.all([entitiesOwnedBy(ctx.db, userId), userProfile(ctx.db, userId)]);
   return [
     ...(user ? [{ type: 'User' as const, id: user.id, name: user.name }] : []),
@@ -23,7 +28,7 @@ export async function ownedEntities(ctx: PlatformContext, userId: number): Promi
   ];
 }
 
-export async function meRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function meRoutes(app: FastifyInstance, { ctx }: { ctx: UsersContext }) {
   app.withTypeProvider<ZodTypeProvider>().get(
     apiPaths.me,
     {

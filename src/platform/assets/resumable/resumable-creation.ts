@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { PlatformContext } from '../../context';
+import type { AssetsContext } from '../assets-context';
 import { insertResumableUpload } from '../../db/repositories/resumable-uploads';
 import { writableEntity } from '../create-asset';
 import { checkUploadMetadata, type CheckedMetadata } from './upload-metadata';
@@ -9,7 +9,7 @@ import { checkUploadMetadata, type CheckedMetadata } from './upload-metadata';
  * fields and length (upload-metadata.ts), then the entity, which the caller must be allowed to
  * write (404, 403).
  */
-export async function checkCreation(ctx: PlatformContext, request: FastifyRequest): Promise<CheckedMetadata> {
+export async function checkCreation(ctx: AssetsContext, request: FastifyRequest): Promise<CheckedMetadata> {
   const metadata = checkUploadMetadata(request.headers, ctx.config.maxUploadBytes);
   await writableEntity(ctx, request, metadata.input);
   return metadata;
@@ -20,7 +20,7 @@ export async function checkCreation(ctx: PlatformContext, request: FastifyReques
  * an asset they may not see), keeps the checked fields for the finish, and says when it expires.
  */
 export async function recordCreatedUpload(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   request: FastifyRequest,
   metadata: CheckedMetadata,
   uploadId: string,

@@ -2,7 +2,7 @@ import type { Upload } from '@tus/utils';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tusVersion } from '../../../shared/api/resumable-uploads';
 import { maxBytesFor } from '../../../shared/assets/file-types';
-import type { PlatformContext } from '../../context';
+import type { AssetsContext } from '../assets-context';
 import { assetById } from '../../db/repositories/assets';
 import {
   claimResumableUploadAsset,
@@ -23,7 +23,7 @@ import { tusJsonAnswer, tusProblemAnswer } from './tus-answers';
  * `{"asset": …}`; or why not, in problem+json.
  */
 export async function finishResumableUpload(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   store: ResumableStore,
   request: FastifyRequest,
   upload: Upload,
@@ -44,7 +44,7 @@ export async function finishResumableUpload(
  * upload: nothing is kept.
  */
 async function makeAssetOfUpload(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   store: ResumableStore,
   request: FastifyRequest,
   upload: Upload,
@@ -91,7 +91,7 @@ async function makeAssetOfUpload(
 }
 
 /** `{"asset": …}` of an upload made into an asset; 404 when that asset was deleted since. */
-export async function assetOfFinishedUpload(ctx: PlatformContext, row: ResumableUploadRow) {
+export async function assetOfFinishedUpload(ctx: AssetsContext, row: ResumableUploadRow) {
   const asset = row.asset_id === null ? undefined : await assetById(ctx.db, row.asset_id);
   if (!asset) throw notFound('The asset this upload made is gone.');
   return { asset: toApiAsset(asset, asset.thumbnail_id ?? null) };
@@ -102,7 +102,7 @@ export async function assetOfFinishedUpload(ctx: PlatformContext, row: Resumable
  * and its row answers.
  */
 export async function answerFinishedUpload(
-  ctx: PlatformContext,
+  ctx: AssetsContext,
   request: FastifyRequest,
   reply: FastifyReply,
   row: ResumableUploadRow,

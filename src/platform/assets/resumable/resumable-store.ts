@@ -4,7 +4,7 @@ import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
 import type { Readable } from 'node:stream';
 import type { DataStore } from '@tus/utils';
-import type { PlatformConfig } from '../../env';
+import type { PlatformConfig } from '../../config/env';
 
 /**
  * Where the bytes of unfinished resumable uploads wait: files under DATA_DIR/resumable-uploads (the

@@ -1,6 +1,6 @@
 import type { DataStore } from '@tus/utils';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { PlatformContext } from '../../context';
+import type { AssetsContext } from '../assets-context';
 import { deleteResumableUpload, expiredResumableUploads } from '../../db/repositories/resumable-uploads';
 
 /**
@@ -9,7 +9,7 @@ import { deleteResumableUpload, expiredResumableUploads } from '../../db/reposit
  * whatever the store itself holds past the expiry without a row (an instance that died between the
  * store and the row) goes by the store's own expiry (@tus/file-store, @tus/s3-store).
  */
-export async function sweepResumableUploads(ctx: Pick<PlatformContext, 'db' | 'clock'>, store: DataStore) {
+export async function sweepResumableUploads(ctx: Pick<AssetsContext, 'db' | 'clock'>, store: DataStore) {
   let swept = 0;
   for (;;) {
     const expired = await expiredResumableUploads(ctx.db, ctx.clock());
@@ -29,7 +29,7 @@ export async function sweepResumableUploads(ctx: Pick<PlatformContext, 'db' | 'c
  * expiry, at most every ten minutes, so that an upload outlives its expiry by a tenth at most.
  */
 export function sweepResumableUploadsPeriodically(
-  ctx: Pick<PlatformContext, 'db' | 'clock' | 'config'>,
+  ctx: Pick<AssetsContext, 'db' | 'clock' | 'config'>,
   store: DataStore,
   log: FastifyBaseLogger,
 ) {
@@ -59,7 +59,7 @@ export function sweepResumableUploadsPeriodically(
 /** The periodic sweep, from the moment `app` is ready until it closes. */
 export function sweepResumableUploadsWhileOpen(
   app: FastifyInstance,
-  ctx: Pick<PlatformContext, 'db' | 'clock' | 'config'>,
+  ctx: Pick<AssetsContext, 'db' | 'clock' | 'config'>,
   store: DataStore,
 ) {
   let stopSweeps = async () => {};

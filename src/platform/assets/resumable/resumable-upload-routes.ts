@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resumableUploadsPath } from '../../../shared/api/resumable-uploads';
-import type { PlatformContext } from '../../context';
+import type { AssetsContext } from '../assets-context';
 import { resumableUploadById } from '../../db/repositories/resumable-uploads';
 import { ApiError, notFound } from '../../http/errors';
 import { createUploadGuard } from '../upload-guard';
@@ -29,7 +29,7 @@ import { TusHandOver } from './tus-hand-over';
  * - @tus/server's own refusals, in problem+json as every other error of ours (tus-answers.ts);
  * - the expiry sweep of bytes and rows (resumable-sweep.ts).
  */
-export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx: PlatformContext }) {
+export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx: AssetsContext }) {
   const store = createResumableStore(ctx.config);
   const guard = createUploadGuard(ctx.config.uploads, ctx.uploadSlots, 1024 * 1024);
   const tus = new TusHandOver(ctx, store, guard);
@@ -76,7 +76,7 @@ export async function resumableUploadRoutes(app: FastifyInstance, { ctx }: { ctx
 }
 
 /** The upload of `:id`, the caller's (else 404, as if it did not exist); 410 once it expired unfinished. */
-async function callersUpload(ctx: PlatformContext, request: FastifyRequest) {
+async function callersUpload(ctx: AssetsContext, request: FastifyRequest) {
   const id = (request.params as { id: string }).id;
   const row = /^[0-9a-f]{32}$/.test(id) ? await resumableUploadById(ctx.db, id) : undefined;
   if (!row || row.user_id !== request.caller.userId) throw notFound('No such upload.');

@@ -3,7 +3,7 @@ import { EVENTS } from '@tus/utils';
 import { Server } from '@tus/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resumableUploadsPath } from '../../../shared/api/resumable-uploads';
-import type { PlatformContext } from '../../context';
+import type { AssetsContext } from '../assets-context';
 import { deleteResumableUpload } from '../../db/repositories/resumable-uploads';
 import type { createUploadGuard } from '../upload-guard';
 import { recordCreatedUpload } from './resumable-creation';
@@ -36,7 +36,7 @@ export class TusHandOver {
   private readonly server: Server;
 
   constructor(
-    private readonly ctx: PlatformContext,
+    private readonly ctx: AssetsContext,
     private readonly store: ResumableStore,
     private readonly guard: UploadGuard,
   ) {

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFor, openDatabase } from '../database';
-import { configFor } from '../../env';
+import { configFor } from '../../config/env';
 import type { Database } from '../schema';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'platform-0004-'));

@@ -6,7 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFor, openDatabase } from '../database';
-import { configFor } from '../../env';
+import { configFor } from '../../config/env';
 import { freshPostgresSchema, type TestSchema } from '../../testing/postgres';
 import type { Role } from '../../../shared/api/me';
 import type { Database } from '../schema';

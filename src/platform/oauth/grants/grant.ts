@@ -1,5 +1,5 @@
 import type { GrantType } from '../../../shared/api/oauth';
-import type { PlatformContext } from '../../context';
+import type { OAuthContext } from '../oauth-context';
 import type { OAuthClient } from '../../db/schema';
 import { OAuthError } from '../../http/errors';
 import type { TokenResponse } from '../tokens';
@@ -14,11 +14,7 @@ export interface TokenRequest {
  * One grant of the token endpoint: checks the request for the client that authenticated, and
  * issues tokens, or throws an OAuthError that the endpoint answers in RFC 6749's format.
  */
-export type Grant = (
-  ctx: PlatformContext,
-  client: OAuthClient,
-  request: TokenRequest,
-) => Promise<TokenResponse>;
+export type Grant = (ctx: OAuthContext, client: OAuthClient, request: TokenRequest) => Promise<TokenResponse>;
 
 export type Grants = Record<GrantType, Grant>;
 

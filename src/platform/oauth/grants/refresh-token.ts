@@ -1,7 +1,7 @@
 import { refreshTokenWithGrant, rotateRefreshToken } from '../../db/repositories/oauth';
 import { OAuthError } from '../../http/errors';
 import { sha256 } from '../../security/secrets';
-import { isScope } from '../authorize-request';
+import { isScope } from '../../../shared/api/oauth';
 import { issueTokens, revokeGrant } from '../tokens';
 import { type Grant, grantInvalid } from './grant';
 

@@ -1,7 +1,7 @@
 import type { AssetableType } from '../../shared/api/me';
-import type { PlatformContext } from '../context';
+import type { DB } from '../db/database';
 import { entityWithOwner } from '../db/repositories/entities';
-import type { Caller } from '../oauth/bearer';
+import type { Caller } from './caller';
 
 export interface Entity {
   type: AssetableType;
@@ -14,12 +14,8 @@ export interface Entity {
 const publicTypes = new Set<AssetableType>(['Product', 'Investment', 'TeamMember']);
 
 /** Finds an assetable entity and its owner (a team member is owned through its product). */
-export async function findEntity(
-  ctx: PlatformContext,
-  type: AssetableType,
-  id: number,
-): Promise<Entity | undefined> {
-  const row = await entityWithOwner(ctx.db, type, id);
+export async function findEntity(db: DB, type: AssetableType, id: number): Promise<Entity | undefined> {
+  const row = await entityWithOwner(db, type, id);
   return row && { type, ...row };
 }
 

@@ -1,5 +1,5 @@
-import type { RedisDegradedMode } from '../shared-state/degraded-mode';
-import type { LeasedMembers } from '../shared-state/leased-members';
+import type { RedisDegradedMode } from './degraded-mode';
+import type { LeasedMembers } from './leased-members';
 import type { RunningClaims } from './running-claims';
 
 /**

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { checkStorageEnv, storageConfig, storageEnvFields } from './storage/storage-env';
+import { checkStorageEnv, storageConfig, storageEnvFields } from './storage-env';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().positive();

@@ -1,7 +1,11 @@
+/**
+ * The accounts people sign in with: made with a scrypt hash of their password (`npm run platform --
+ * users add`, the demo seed), and found by their normalised email when they sign in.
+ */
 import type { Role } from '../../shared/api/me';
 import type { DB } from '../db/database';
 import { insertUser, userByEmail } from '../db/repositories/users';
-import { hashPassword } from '../security/passwords';
+import { hashPassword } from './passwords';
 
 export interface NewUserInput {
   email: string;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { PlatformConfig } from '../env';
+import type { PlatformConfig } from '../config/env';
 import { createRenditionCache, type RenditionCache } from '../media/rendition-cache';
 import { createS3RenditionCache } from '../media/s3-rendition-cache';
 import type { BlobStore } from '../storage/blob-store';

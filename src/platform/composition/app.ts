@@ -1,48 +1,48 @@
+import { mkdirSync } from 'node:fs';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import { apiPaths } from '../shared/api/paths';
+import { apiPaths } from '../../shared/api/paths';
+import { requestIdFrom, requestIdHeader } from '../../shared/api/request-id';
+import { checkServerConfig, type PlatformConfig } from '../config/env';
+import { openDatabase, poolOf } from '../db/database';
+import { connectionOptions } from '../http/connection-timeouts';
+import { installErrorHandling } from '../http/errors';
+import { pathCors } from '../plugins/cors';
+import { bufferedStdout } from '../plugins/log-output';
+import { openApiTransform } from '../plugins/openapi';
+import { rateLimits } from '../plugins/rate-limits';
+import { RequestLog } from '../plugins/request-log';
+import { serializerCompiler } from '../plugins/response-serializer';
+import { securityHeaders } from '../plugins/security-headers';
+import { loadSigningKey } from '../security/secrets';
+import { sweepPeriodically, sweepStorage } from '../storage/sweep';
+import { databaseCheck, healthRoutes } from '../health';
+import { countBlobStoreErrors, createPlatformMetrics, serveMetrics, type PlatformMetrics } from '../metrics';
+import { createPdfThumbnailPool } from '../media/pdf-thumbnail-pool';
+import { createPendingThumbnails, type ThumbnailHooks } from '../media/pending-thumbnails';
+import { createRenditions } from '../media/renditions';
+import { meRoutes } from '../users/me-routes';
+import { bearerAuthentication } from '../oauth/bearer';
+import { metadataRoutes } from '../oauth/metadata-routes';
+import { renderErrorPage } from '../oauth/pages';
+import { signInRoutes } from '../oauth/sign-in-routes';
+import { tokenRoutes } from '../oauth/token-routes';
+import { entityRoutes, type AssetPageReader } from '../entities/entity-routes';
+import { reviewRoutes } from '../entities/review-routes';
+import { assetRoutes, assetUploadRoutes } from '../assets/asset-routes';
+import { deliveryRoutes } from '../assets/delivery-routes';
+import { visibleAssetPage } from '../assets/entity-asset-page';
+import { releaseInterruptedKeys } from '../assets/idempotency';
+import { resumableUploadRoutes } from '../assets/resumable/resumable-upload-routes';
+import { maxMultipartFields } from '../assets/upload-body';
+import { seedDemoData } from '../cli/demo-seed';
 import type { PlatformContext } from './context';
-import { openDatabase, poolOf } from './db/database';
-import { seedDemoData } from './cli/demo-seed';
-import { checkServerConfig, type PlatformConfig } from './env';
-import { installErrorHandling } from './http/errors';
-import { databaseCheck, healthRoutes } from './health';
-import { openApiTransform } from './plugins/openapi';
-import { securityHeaders } from './plugins/security-headers';
-import { pathCors } from './plugins/cors';
-import { rateLimits } from './plugins/rate-limits';
-import { RequestLog } from './plugins/request-log';
-import { bufferedStdout } from './plugins/log-output';
-import { serializerCompiler } from './plugins/response-serializer';
-import { bearerAuthentication } from './oauth/bearer';
-import { metadataRoutes } from './oauth/metadata-routes';
-import { renderErrorPage } from './oauth/pages';
-import { signInRoutes } from './oauth/sign-in-routes';
-import { tokenRoutes } from './oauth/token-routes';
-import { loadSigningKey } from './security/secrets';
-import { meRoutes } from './users/me-routes';
-import { assetRoutes, assetUploadRoutes } from './assets/asset-routes';
-import { deliveryRoutes } from './assets/delivery-routes';
-import { visibleAssetPage } from './assets/entity-asset-page';
-import { resumableUploadRoutes } from './assets/resumable/resumable-upload-routes';
-import { entityRoutes } from './entities/entity-routes';
-import { reviewRoutes } from './entities/review-routes';
-import { createStorage } from './wiring/storage';
-import { createSharedState } from './wiring/shared-state';
-import { sweepPeriodically, sweepStorage } from './storage/sweep';
-import { releaseInterruptedKeys } from './assets/idempotency';
-import { maxMultipartFields } from './assets/upload-body';
-import { connectionOptions } from './http/connection-timeouts';
-import { createRenditions } from './media/renditions';
-import { createPdfThumbnailPool } from './media/pdf-thumbnail-pool';
-import { createPendingThumbnails, type ThumbnailHooks } from './media/pending-thumbnails';
-import { mkdirSync } from 'node:fs';
-import { requestIdFrom, requestIdHeader } from '../shared/api/request-id';
-import { countBlobStoreErrors, createPlatformMetrics, serveMetrics, type PlatformMetrics } from './metrics';
+import { createSharedState } from './shared-state';
+import { createStorage } from './storage';
 
 const publicApiPaths = new Set<string>([apiPaths.token, apiPaths.revoke, apiPaths.openapi]);
 /** The API answers JSON only, under this prefix; pages (sign-in) and files are elsewhere. */
@@ -60,7 +60,7 @@ export interface PlatformOptions {
 /**
  * Builds the platform (database opened and migrated, demo data seeded when configured) without
  * listening, so tests and `main.ts` share one factory. This is the composition root: the one place
- * that knows every implementation (with `wiring/`), and the order things must happen in.
+ * that knows every implementation (with the rest of `composition/`), and the order things must happen in.
  */
 export async function buildPlatform(
   config: PlatformConfig,
@@ -166,7 +166,7 @@ async function openBackends(
   return { db, storage, blobs, renditions, pdfThumbnails, shared, clock };
 }
 
-/** What every route module receives (context.ts). */
+/** What every route module receives (composition/context.ts). */
 function contextOf(
   app: FastifyInstance,
   config: PlatformConfig,
@@ -364,8 +364,9 @@ async function registerRoutes(
     await resumable.register(resumableUploadRoutes, { ctx });
   });
   await app.register(assetRoutes, { ctx });
-  await app.register(entityRoutes, { ctx, assetPage: visibleAssetPage });
-  await app.register(reviewRoutes, { ctx, assetPage: visibleAssetPage });
+  const assetPage: AssetPageReader = (caller, visible, page) => visibleAssetPage(ctx, caller, visible, page);
+  await app.register(entityRoutes, { ctx, assetPage });
+  await app.register(reviewRoutes, { ctx, assetPage });
   await app.register(deliveryRoutes, { ctx });
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../env';
+import { loadConfig } from './env';
 
 /** BLOB_STORE and S3_*: checked at boot, each missing or bad variable named. */
 

@@ -4,7 +4,7 @@
  * media/pending-thumbnails.ts). At start an instance releases the keys left in progress by a stop
  * or crash and takes up the thumbnails left pending; with several instances, only those that no
  * instance is still running: in this process's memory (`MemoryRunningClaims`: at its start nothing
- * runs) or in Redis (`RedisRunningClaims`), chosen at start (wiring/shared-state.ts).
+ * runs) or in Redis (`RedisRunningClaims`), chosen at start (composition/shared-state.ts).
  */
 export interface RunningClaims {
   /** Marks the claim as running here until `release` is called; never fails the request. */
