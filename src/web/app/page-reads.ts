@@ -39,10 +39,15 @@ export function startEntityPageReads(
   );
 }
 
-/** `/review`, `?show=decided`, `?q=…`: the list shown, as the page reads the address. */
+/**
+ * `/review`, `?show=decided`, `?q=…`: the list shown, as the page reads the address. Read afresh on every
+ * visit and every change of tab or search (each a navigation, so this loader runs), however recently it
+ * was read: a queue that other admins and the investors change, which the page read again each time it
+ * showed it. The query's few seconds of freshness then keep the page from reading it twice.
+ */
 export function startReviewPageReads({ platform, queryClient }: Services, url: URL): void {
   const { which, search } = reviewListAt(url.searchParams);
-  void queryClient.prefetchInfiniteQuery(reviewListQuery(platform, which, search));
+  void queryClient.prefetchInfiniteQuery({ ...reviewListQuery(platform, which, search), staleTime: 0 });
 }
 
 /** `/offerings`: the first page of the list. */

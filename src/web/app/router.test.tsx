@@ -1,4 +1,5 @@
 import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   appUrl,
@@ -150,6 +151,35 @@ describe('a signed-in page’s loader', () => {
     expect(requests.asked.filter((r) => r.startsWith('GET /v2/core/accreditations?'))).toEqual(asked);
     expect(asked).toHaveLength(1);
     expect(await screen.findByText(/ivy@x\.test/)).toBeTruthy();
+  });
+
+  it('a tab of the review queue shown again reads its list afresh, however recently it was read', async () => {
+    signedIn();
+    const queue = { waiting: 0 };
+    server.use(
+      http.get(`${platformUrl}/v2/core/accreditations`, () =>
+        HttpResponse.json({
+          accreditations: [],
+          next_cursor: null,
+          counts: { documents_needed: 0, pending: queue.waiting, approved: 0, rejected: 0 },
+        }),
+      ),
+    );
+    const requests = recordRequests();
+    const user = userEvent.setup();
+    const services = testServices();
+    renderRoutes(appRoutes(services), '/review', services);
+    expect(await screen.findByRole('link', { name: 'Waiting (0)' })).toBeTruthy();
+    await user.click(screen.getByRole('link', { name: /^Decided/ }));
+    expect(await screen.findByText('No decisions yet. Decided accreditations appear here.')).toBeTruthy();
+
+    // An investor sends their documents meanwhile; the admin goes back to the queue at once.
+    queue.waiting = 1;
+    await user.click(screen.getByRole('link', { name: /^Waiting/ }));
+    expect(await screen.findByText('The queue is empty: nothing waits for a decision.')).toBeTruthy();
+    expect(await screen.findByRole('link', { name: 'Waiting (1)' })).toBeTruthy();
+    // Once for each time the queue was shown.
+    expect(requests.asked.filter((r) => r.includes('status=pending'))).toHaveLength(2);
   });
 
   it('signed out: sends the visitor to sign in and asks the platform nothing', async () => {

@@ -37,8 +37,9 @@ export const reviewListQuery = (platform: Platform, which: 'pending' | 'decided'
   ...paged(reviewKeys.list(which, search), (cursor) =>
     platform.reviewList(which, cursor, search || undefined),
   ),
-  // The page's loader reads the list while the page's code loads (app/page-reads.ts): fresh for a few
-  // seconds, the answer is not read again the moment the page mounts. A decision reads it again.
+  // The page's loader reads the list afresh on every visit, tab and search (app/page-reads.ts): fresh
+  // for a few seconds, that answer is not read again the moment the page shows it. A decision reads it
+  // again.
   staleTime: 5_000,
 });
 
