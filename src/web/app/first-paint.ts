@@ -1,5 +1,5 @@
 import type { DataRouter } from 'react-router';
-import { accountQuery, entityFilesQuery } from '../features/entities/api/queries';
+import { accountQuery, entityKeys } from '../features/entities/api/queries';
 import { entityAt } from '../../shared/entities/entity-kinds';
 import type { FirstResponses } from '../lib/platform/first-responses';
 import type { Services } from '../lib/services';
@@ -54,13 +54,13 @@ export function routerReady(router: DataRouter): Promise<void> {
 }
 
 /**
- * Puts the first page's data into the query cache as soon as the session is known: its queries start
- * now, and their reads take the answers main.tsx asked for as the page started (`first`; first-reads.ts
- * names the same reads), so the data travels while React draws the page (on a throttled phone that
- * first render takes as long as a round trip or two) and nothing is asked twice. The page's components
- * find the data, or the read under way, in the cache. The data of later pages is asked for by their
- * components as before. Settles once the first page has its data (or has failed to get it); answers it
- * did not take are then dropped.
+ * Puts the first page's data into the query cache as soon as the session is known, its reads taking the
+ * answers main.tsx asked for as the page started (`first`; first-reads.ts names the same reads), so the
+ * data travels while React draws the page (on a throttled phone that first render takes as long as a
+ * round trip or two) and nothing is asked twice. The account (the user menu's, on every signed-in page)
+ * starts here; an entity page's loader has started the entity's read already (page-reads.ts). The page's components find the data, or the read under
+ * way, in the cache. Settles once the first page has its data (or has failed to get it); answers it did
+ * not take are then dropped.
  */
 export async function prefetchFirstPage(
   router: DataRouter,
@@ -71,14 +71,16 @@ export async function prefetchFirstPage(
     if (!session.signedIn) return;
     // Every signed-in page shows the user menu, which reads the account (and the home page lists it).
     const account = queryClient.prefetchQuery(accountQuery(platform, first));
+    // An entity page's loader started the entity's read, which took its answer from `first`: waited
+    // for here, not asked again (a read that failed is asked again by the page, which says why).
     const entity = entityAt(router.state.location.pathname);
-    await Promise.all([
-      account,
+    const entityRead =
       entity &&
-        queryClient.prefetchInfiniteQuery(
-          entityFilesQuery(platform, { type: entity.kind.type, id: entity.id }, first),
-        ),
-    ]);
+      queryClient
+        .getQueryCache()
+        .find({ queryKey: entityKeys.files({ type: entity.kind.type, id: entity.id }), exact: true })
+        ?.promise?.catch(() => undefined);
+    await Promise.all([account, entityRead]);
   } finally {
     first.drop();
   }

@@ -16,8 +16,9 @@ import {
   testConfig,
 } from '../testing/platform-double';
 import type { Account, EntityFiles, EntityRef } from '../lib/platform/model';
-import { prefetchFirstPage } from './first-paint';
+import { prefetchFirstPage, routerReady } from './first-paint';
 import { firstPageReads, startFirstReads } from './first-reads';
+import { appRoutes } from './router';
 
 /**
  * The first page's reads, made as the page starts (main.tsx) rather than once the app's code has run,
@@ -63,6 +64,9 @@ function renewsToAReadableMe() {
   );
 }
 
+const blank = async () => ({ Component: () => null });
+const noPageCode = { review: blank, offerings: blank, entity: blank };
+
 /** The app's pieces as main.tsx and start.tsx build them. */
 function app(config = testConfig({ me: true, entityReads: true })) {
   const session = new Session(config);
@@ -77,8 +81,13 @@ function app(config = testConfig({ me: true, entityReads: true })) {
    */
   async function firstPage(path: string, drawn: () => void = () => undefined) {
     await session.isSignedIn();
-    const router = createMemoryRouter([{ path: '*', element: null }], { initialEntries: [path] });
-    const loaded = prefetchFirstPage(router, { config, session, platform, queryClient }, first);
+    const services = { config, session, platform, queryClient };
+    // The app's routes, as start.tsx makes them, with no page's code: their loaders start the reads.
+    const router = createMemoryRouter(appRoutes(services, { first, code: noPageCode }), {
+      initialEntries: [path],
+    });
+    await routerReady(router);
+    const loaded = prefetchFirstPage(router, services, first);
     drawn();
     await loaded;
   }

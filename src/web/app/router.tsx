@@ -1,10 +1,13 @@
-import { createBrowserRouter, redirect, type LoaderFunctionArgs } from 'react-router';
+import type { ComponentType } from 'react';
+import { createBrowserRouter, redirect, type LoaderFunctionArgs, type RouteObject } from 'react-router';
+import type { FirstResponses } from '../lib/platform/first-responses';
 import { SignInError, type SignInFailure } from '../lib/session';
 import type { Services } from '../lib/services';
 import { Loading } from '../components/ui/status';
 import { CallbackPage } from './routes/callback-page';
 import { HomePage } from './routes/home-page';
 import { Layout } from './routes/layout';
+import { startEntityPageReads, startOfferingsPageReads, startReviewPageReads } from './page-reads';
 import { NotFoundPage } from './routes/not-found-page';
 import { RouteError } from './routes/route-error';
 
@@ -12,7 +15,37 @@ export interface CallbackData {
   failure: SignInFailure;
 }
 
-export function createAppRouter({ session }: Services) {
+/**
+ * The code of each signed-in page beyond the first, in a chunk of its own (performance.md W1): the first
+ * page carries no upload, crop or review code (W2). Loaded as the router goes there, alongside the page's
+ * loader, which meanwhile starts the page's reads (page-reads.ts).
+ */
+export const pageCode: Record<
+  'review' | 'offerings' | 'entity',
+  () => Promise<{ Component: ComponentType }>
+> = {
+  review: async () => ({ Component: (await import('./routes/review-page')).ReviewPage }),
+  offerings: async () => ({ Component: (await import('./routes/offerings-page')).OfferingsPage }),
+  entity: async () => ({ Component: (await import('./routes/entity-page')).EntityPage }),
+};
+
+export interface AppRouteOptions {
+  /** The answers the page's start asked for (app/first-reads.ts), for the first page's reads to take. */
+  first?: FirstResponses;
+  /** Where each page's code comes from (tests hold it back to see what starts before it). */
+  code?: typeof pageCode;
+}
+
+export function createAppRouter(services: Services, options: AppRouteOptions = {}) {
+  return createBrowserRouter(appRoutes(services, options));
+}
+
+export function appRoutes(
+  services: Services,
+  { first, code = pageCode }: AppRouteOptions = {},
+): RouteObject[] {
+  const { session } = services;
+
   /**
    * Guard for pages that need a session: a signed-out visitor goes to sign in and comes back here. The
    * promise never settles because the browser is leaving for the sign-in page.
@@ -38,7 +71,16 @@ export function createAppRouter({ session }: Services) {
     }
   }
 
-  return createBrowserRouter([
+  /** `requireSession`, then the page's first reads, started and not awaited (page-reads.ts). */
+  const signedInPage =
+    (startReads: (args: LoaderFunctionArgs) => void) =>
+    async (args: LoaderFunctionArgs): Promise<null> => {
+      await requireSession(args);
+      startReads(args);
+      return null;
+    };
+
+  return [
     {
       path: '/',
       element: <Layout />,
@@ -57,26 +99,24 @@ export function createAppRouter({ session }: Services) {
             { path: 'auth/callback', loader: completeSignIn, element: <CallbackPage /> },
             {
               path: 'review',
-              loader: requireSession,
-              lazy: async () => ({ Component: (await import('./routes/review-page')).ReviewPage }),
+              loader: signedInPage(({ request }) => startReviewPageReads(services, new URL(request.url))),
+              lazy: code.review,
             },
             {
               // One segment: never taken for an entity's `:kind/:id`.
               path: 'offerings',
-              loader: requireSession,
-              // Its own chunk, like every signed-in page beyond the first (performance.md W1).
-              lazy: async () => ({ Component: (await import('./routes/offerings-page')).OfferingsPage }),
+              loader: signedInPage(() => startOfferingsPageReads(services)),
+              lazy: code.offerings,
             },
             {
               path: ':kind/:id',
-              loader: requireSession,
-              // Its own chunk: the first page carries no upload or crop code (performance.md W1, W2).
-              lazy: async () => ({ Component: (await import('./routes/entity-page')).EntityPage }),
+              loader: signedInPage(({ params }) => startEntityPageReads(services, params, first)),
+              lazy: code.entity,
             },
             { path: '*', element: <NotFoundPage /> },
           ],
         },
       ],
     },
-  ]);
+  ];
 }

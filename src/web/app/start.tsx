@@ -45,7 +45,8 @@ export async function startApp({ config, session, http, first }: Started): Promi
   });
   const services: Services = { config, session, platform, queryClient };
   if (await signInPressedBeforeStart(session)) return;
-  const router = createAppRouter(services);
+  // The first page's loader starts its reads with the answers main.tsx asked for (page-reads.ts).
+  const router = createAppRouter(services, { first });
   // The page painted its shell before this script ran; it stays until the first page is ready.
   await routerReady(router);
   // The first page's queries take the answers main.tsx asked for; later reads ask afresh.

@@ -14,6 +14,7 @@ import { QualityFlags } from '../../components/ui/quality-flags';
 import {
   decisionKey,
   reviewKeys,
+  reviewListAt,
   reviewListQuery,
   waitingDecisions,
 } from '../../features/review/review-queries';
@@ -38,8 +39,7 @@ const searchDelayMs = 300;
  */
 export function ReviewPage() {
   const [params, setParams] = useSearchParams();
-  const which: Which = params.get('show') === 'decided' ? 'decided' : 'pending';
-  const search = params.get('q')?.trim() ?? '';
+  const { which, search } = reviewListAt(params);
   const { platform } = useServices();
   // While a new search is on its way the cards of the last answer stay, so a card the admin is
   // working on (a rejection begun, its reason chosen) keeps its state when the answer still holds it.

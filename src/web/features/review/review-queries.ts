@@ -25,8 +25,23 @@ const paged = <T, P extends { items: T[]; next?: string }>(
     getNextPageParam: (last) => last.next,
   });
 
-export const reviewListQuery = (platform: Platform, which: 'pending' | 'decided', search = '') =>
-  paged(reviewKeys.list(which, search), (cursor) => platform.reviewList(which, cursor, search || undefined));
+/** The list `/review` shows, as its address says: the queue, or `?show=decided`; `?q=` narrows either. */
+export function reviewListAt(params: URLSearchParams): { which: 'pending' | 'decided'; search: string } {
+  return {
+    which: params.get('show') === 'decided' ? 'decided' : 'pending',
+    search: params.get('q')?.trim() ?? '',
+  };
+}
+
+export const reviewListQuery = (platform: Platform, which: 'pending' | 'decided', search = '') => ({
+  ...paged(reviewKeys.list(which, search), (cursor) =>
+    platform.reviewList(which, cursor, search || undefined),
+  ),
+  // The page's loader reads the list afresh on every visit, tab and search (app/page-reads.ts): fresh
+  // for a few seconds, that answer is not read again the moment the page shows it. A decision reads it
+  // again.
+  staleTime: 5_000,
+});
 
 /** How many wait (and how many are decided), for the admin's home: one small read of the queue. */
 export const reviewCountsQuery = (platform: Platform) =>

@@ -1,9 +1,9 @@
 /**
  * Answers to the first page's reads, asked for as the page starts (app/first-reads.ts), before the app's
  * code has loaded and run: on a slow phone that takes longer than the reads themselves (performance.md
- * W4). They wait here only until the first page's queries start (app/first-paint.ts): those queries'
- * first reads take them (`Platform.account`, `Platform.entityFiles`) instead of asking again, and the
- * query cache holds the data from then on. Each answer is taken once, and what the first page did not
+ * W4). They wait here only until the first page's queries start (app/first-paint.ts, and an entity
+ * page's loader: app/page-reads.ts): those queries' first reads take them (`Platform.account`,
+ * `Platform.entityFiles`) instead of asking again, and the query cache holds the data from then on. Each answer is taken once, and what the first page did not
  * take is dropped, so no later read gets an old one.
  */
 export class FirstResponses {
