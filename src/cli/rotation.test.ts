@@ -77,6 +77,14 @@ describe('probeReadiness', () => {
     expect(await probeReadiness(url, 2000)).toEqual({ state: 'refusing', said: 'not taking connections' });
   });
 
+  it('counts a connection closed unanswered as not ready, not as refusing', async () => {
+    const url = await instance();
+    server!.on('connection', (socket) => socket.destroy());
+    const probe = await probeReadiness(url, 2000);
+    expect(probe.state).toBe('not_ready');
+    expect(probe.said).toMatch(/^\/readyz failed \(/);
+  });
+
   it('counts an instance that takes the connection and never answers as not ready', async () => {
     const url = await instance();
     expect(await probeReadiness(url, 300)).toEqual({ state: 'not_ready', said: '/readyz silent for 0.3 s' });

@@ -53,9 +53,15 @@ export async function probeReadiness(url: string, timeoutMs: number): Promise<Pr
     // connection), so nginx gets no new connection to it.
     return { state: body?.status === 'stopping' ? 'refusing' : 'not_ready', said };
   } catch (error) {
-    return (error as Error).name === 'TimeoutError'
-      ? { state: 'not_ready', said: `/readyz silent for ${timeoutMs / 1000} s` }
-      : { state: 'refusing', said: 'not taking connections' };
+    if ((error as Error).name === 'TimeoutError')
+      return { state: 'not_ready', said: `/readyz silent for ${timeoutMs / 1000} s` };
+    // Only a refused connection is one nginx sees by itself. Anything else (a connection reset or
+    // closed unanswered, as a frozen process's can be under load) says nothing of whether the
+    // instance serves: treating it as refusing put a frozen instance back into rotation.
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    return code === 'ECONNREFUSED'
+      ? { state: 'refusing', said: 'not taking connections' }
+      : { state: 'not_ready', said: `/readyz failed (${code ?? (error as Error).message})` };
   }
 }
 
