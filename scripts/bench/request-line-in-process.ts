@@ -56,7 +56,10 @@ interface Variant extends VariantConfig {
   wall: number[];
 }
 
-/** A Fastify app configured as the platform's composition/app.ts does, and the request and answer of one GET. */
+/**
+ * A Fastify app configured as the platform's composition/app.ts does, and the request and answer
+ * of one GET.
+ */
 async function variant(config: VariantConfig): Promise<Variant> {
   const metrics = config.metrics ? createPlatformMetrics() : undefined;
   const output = bufferedStdout({ dest: '/dev/null' });

@@ -24,9 +24,9 @@ import { blobPdfSource } from './pdf-thumbnails';
  * whatever a stop or crash interrupts is made again after the next start.
  *
  * Several instances share the pending rows (deploy/): each thumbnail queued or being made holds a
- * running claim (shared-state/running-claims.ts; leased in Redis), and an instance takes up only pending
- * thumbnails that no instance holds — at its start and then every `rescanMs`, so that the work of
- * an instance that died is finished by another once its lease has run out.
+ * running claim (shared-state/running-claims.ts; leased in Redis), and an instance takes up only
+ * pending thumbnails that no instance holds — at its start and then every `rescanMs`, so that the
+ * work of an instance that died is finished by another once its lease has run out.
  */
 export interface PendingThumbnails {
   /**
