@@ -40,12 +40,11 @@ export function createAppRouter(services: Services, options: AppRouteOptions = {
   return createBrowserRouter(appRoutes(services, options));
 }
 
-export function appRoutes(
-  services: Services,
-  { first, code = pageCode }: AppRouteOptions = {},
-): RouteObject[] {
-  const { session } = services;
-
+/**
+ * The loaders that send a visitor to sign in and take them back: the guard of the signed-in pages
+ * (with their first reads) and the sign-in callback.
+ */
+function sessionLoaders(session: Services['session']) {
   /**
    * Guard for pages that need a session: a signed-out visitor goes to sign in and comes back here. The
    * promise never settles because the browser is leaving for the sign-in page.
@@ -80,6 +79,15 @@ export function appRoutes(
       return null;
     };
 
+  return { completeSignIn, signedInPage };
+}
+
+export function appRoutes(
+  services: Services,
+  { first, code = pageCode }: AppRouteOptions = {},
+): RouteObject[] {
+  const { completeSignIn, signedInPage } = sessionLoaders(services.session);
+
   return [
     {
       path: '/',
@@ -93,7 +101,7 @@ export function appRoutes(
           children: [
             {
               index: true,
-              loader: async () => ({ signedIn: await session.isSignedIn() }),
+              loader: async () => ({ signedIn: await services.session.isSignedIn() }),
               element: <HomePage />,
             },
             { path: 'auth/callback', loader: completeSignIn, element: <CallbackPage /> },
