@@ -10,6 +10,18 @@ import type { PresignedHeaders } from './blob-store';
 import type { S3Config } from '../config/storage-env';
 
 /**
+ * Checksums only where S3 requires them. Since early 2025 the SDK adds a CRC32 to every upload and
+ * sends a body of unknown length (a stream: each PATCH of a resumable upload, in @tus/s3-store) as
+ * `aws-chunked` with the checksum at its end, which S3-compatible servers older than that refuse:
+ * Ceph's gateway answers 411 MissingContentLength, and the PATCH failed (resumable-s3.test.ts).
+ * AWS takes both; the SHA-256 the platform keeps of every file is its own check.
+ */
+export const s3Checksums = {
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+} as const satisfies Pick<S3ClientConfig, 'requestChecksumCalculation' | 'responseChecksumValidation'>;
+
+/**
  * Sockets to the bucket per platform process. Each download streamed from the bucket holds one
  * for as long as its client takes to read it; the SDK's default of 50 would queue the 51st
  * download behind the slowest ones.
@@ -32,6 +44,7 @@ export function createS3Client(config: S3Config): S3Client {
     endpoint: config.endpoint,
     forcePathStyle: config.forcePathStyle,
     credentials: config.credentials,
+    ...s3Checksums,
     requestHandler: {
       connectionTimeout: Math.min(10_000, timeout),
       requestTimeout: timeout,

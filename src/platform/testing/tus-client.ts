@@ -68,7 +68,7 @@ export function tusUpload(
 /**
  * The tests' S3 server (s3rver) has no ListParts, which @tus/s3-store reads every upload's offset
  * with: on the scale-out backends the tus tests keep their bytes on disk (still on PostgreSQL and
- * with the Redis locker). @tus/s3-store itself is tested by its authors against real S3.
+ * with the Redis locker). The S3 path is tested on Ceph's gateway (resumable-s3.test.ts).
  */
 export const tusTestEnv = (): Record<string, string> =>
   process.env.TEST_BLOB_STORE === 's3' ? { BLOB_STORE: 'fs' } : {};

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { FileStore } from '@tus/file-store';
 import { S3Store } from '@tus/s3-store';
 import type { Readable } from 'node:stream';
-import type { DataStore } from '@tus/utils';
+import { type DataStore, ERRORS } from '@tus/utils';
 import type { PlatformConfig } from '../../config/env';
+import { s3Checksums } from '../../storage/s3-client';
 
 /**
  * Where the bytes of unfinished resumable uploads wait: files under DATA_DIR/resumable-uploads (the
@@ -38,6 +39,31 @@ class FileStoreInMadeFolder extends OpenFileStore {
   override checkOrCreateDirectory() {}
 }
 
+/**
+ * @tus/s3-store, made to leave nothing of an upload it removes. Its `remove` first aborts the
+ * upload's multipart upload, which S3 no longer knows once the last byte completed it
+ * (NoSuchUpload): it then stops before deleting the upload's objects, so every finished upload left
+ * its whole file and its `.info` in the bucket; and it never deletes the incomplete part it keeps
+ * beside them (`<id>.part`). Found against a real S3 server (resumable-s3.test.ts).
+ */
+class S3StoreLeavingNothing extends S3Store {
+  override async remove(id: string): Promise<void> {
+    let unknown: unknown;
+    try {
+      await super.remove(id);
+    } catch (error) {
+      if (error !== ERRORS.FILE_NOT_FOUND) throw error;
+      unknown = error;
+    }
+    await this.client.deleteObjects({
+      Bucket: this.bucket,
+      Delete: { Objects: [id, this.infoKey(id), this.partKey(id, true)].map((Key) => ({ Key })) },
+    });
+    // The library's answer for an upload it does not know stays the same (tus's 404).
+    if (unknown) throw unknown;
+  }
+}
+
 export function createResumableStore(config: PlatformConfig): ResumableStore {
   const expirationPeriodInMilliseconds = config.resumableUploadExpiryMs;
   const store = config.blobStore;
@@ -47,7 +73,7 @@ export function createResumableStore(config: PlatformConfig): ResumableStore {
       expirationPeriodInMilliseconds,
     });
   }
-  return new S3Store({
+  return new S3StoreLeavingNothing({
     expirationPeriodInMilliseconds,
     // 8 MB parts: few requests per 100 MB file, and at most one part in memory per PATCH.
     partSize: 8 * 1024 * 1024,
@@ -57,6 +83,7 @@ export function createResumableStore(config: PlatformConfig): ResumableStore {
       endpoint: store.endpoint,
       forcePathStyle: store.forcePathStyle,
       credentials: store.credentials,
+      ...s3Checksums,
     },
   });
 }
