@@ -119,7 +119,12 @@ async function killDaemons(dir: string) {
       return false;
     }
   };
-  while (pids.some(alive)) await new Promise((resolve) => setTimeout(resolve, 50));
+  const deadline = Date.now() + 10_000;
+  while (pids.some(alive)) {
+    if (Date.now() > deadline)
+      throw new Error(`ceph daemons ${pids.filter(alive).join(', ')} outlived SIGKILL`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Starts the gateway on a free port; throws with the daemons' logs when it cannot. */
