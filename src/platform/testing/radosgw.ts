@@ -39,6 +39,8 @@ export interface RadosGateway {
   credentials: { accessKeyId: string; secretAccessKey: string };
   /** A new, empty bucket; its name. */
   createBucket(): Promise<string>;
+  /** The platform's settings to keep its files in `bucket` (BLOB_STORE=s3 and S3_*). */
+  platformEnv(bucket: string): Record<string, string>;
   /** Kills the daemons and removes everything they kept. */
   stop(): Promise<void>;
 }
@@ -202,6 +204,15 @@ export async function startRadosGateway(): Promise<RadosGateway> {
       }
       return bucket;
     },
+    platformEnv: (bucket) => ({
+      BLOB_STORE: 's3',
+      S3_ENDPOINT: endpoint,
+      S3_REGION: region,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: credentials.accessKeyId,
+      S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+    }),
     stop,
   };
 }

@@ -1,5 +1,6 @@
 import { Upload, type HttpRequest, type HttpResponse } from 'tus-js-client';
 import { resumableUploadsPath } from '../../shared/api/resumable-uploads';
+import { bearer } from './platform-server';
 
 export interface TusResult {
   /** The final answer's body: `{"asset": …}`. */
@@ -72,3 +73,53 @@ export function tusUpload(
  */
 export const tusTestEnv = (): Record<string, string> =>
   process.env.TEST_BLOB_STORE === 's3' ? { BLOB_STORE: 'fs' } : {};
+
+/**
+ * Uploads `bytes` with tus-js-client and restarts the platform (`restart`: kill it and start it
+ * again) once `at` of them are sent; the client keeps trying meanwhile, as the app's does. Resolves
+ * with the final answer and the `Upload-Offset` of every PATCH, in order, once the restart is over.
+ */
+export async function tusUploadAcrossRestart(
+  baseUrl: string,
+  token: string,
+  bytes: Buffer,
+  metadata: TusMetadata,
+  { at, chunkSize, restart }: { at: number; chunkSize: number; restart: () => Promise<unknown> },
+): Promise<TusResult & { offsets: number[] }> {
+  const offsets: number[] = [];
+  let restarted: Promise<unknown> | undefined;
+  const { done } = tusUpload(baseUrl, token, bytes, metadata, {
+    chunkSize,
+    // The restart takes seconds on a busy machine.
+    retryDelays: [200, 500, 1000, 2000, 3000, 5000, 5000, 10_000, 10_000, 20_000],
+    onBeforeRequest: (request) => {
+      if (request.getMethod() === 'PATCH') offsets.push(Number(request.getHeader('Upload-Offset')));
+    },
+    onProgress: (sent, total) => {
+      if (!restarted && sent >= total * at) restarted = restart();
+    },
+  });
+  const result = await done;
+  await restarted;
+  return { ...result, offsets };
+}
+
+/**
+ * Asks for an unfinished upload (HEAD) until it answers 404 and `traces` finds nothing of it, for
+ * 30 s at most (the sweep runs every tenth of the expiry; a busy machine may take longer). Resolves
+ * with the last answer's status and what was left.
+ */
+export async function untilSwept(uploadUrl: string, token: string, traces: () => Promise<string[]>) {
+  const deadline = Date.now() + 30_000;
+  let status = 0;
+  let left: string[] = [];
+  while (Date.now() < deadline) {
+    status = (
+      await fetch(uploadUrl, { method: 'HEAD', headers: { ...bearer(token), 'tus-resumable': '1.0.0' } })
+    ).status;
+    left = await traces();
+    if (status === 404 && left.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { status, left };
+}

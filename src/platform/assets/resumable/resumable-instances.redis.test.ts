@@ -22,13 +22,7 @@ beforeAll(async () => {
   gateway = await startRadosGateway();
   const env = {
     SIGNING_KEY: randomBytes(32).toString('base64url'),
-    BLOB_STORE: 's3',
-    S3_ENDPOINT: gateway.endpoint,
-    S3_REGION: gateway.region,
-    S3_BUCKET: await gateway.createBucket(),
-    S3_ACCESS_KEY_ID: gateway.credentials.accessKeyId,
-    S3_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey,
-    S3_FORCE_PATH_STYLE: 'true',
+    ...gateway.platformEnv(await gateway.createBucket()),
   };
   a = await startPlatform({ ...env, ...testRedisEnv() });
   b = await startPlatform({ ...env, PLATFORM_PUBLIC_URL: a.config.publicUrl }, { shareWith: a });

@@ -4,7 +4,7 @@ import { assetEnvelopeSchema } from '../../../shared/assets/asset';
 import { childPlatformFixture } from '../../testing/child-platform';
 import { pdf, sha256 } from '../../testing/files';
 import { bearer, tokensFor, type TestPlatform } from '../../testing/platform-server';
-import { tusTestEnv, tusUpload } from '../../testing/tus-client';
+import { tusTestEnv, tusUploadAcrossRestart } from '../../testing/tus-client';
 
 const child = childPlatformFixture('platform-tus-restart-', tusTestEnv());
 afterAll(() => child.dispose());
@@ -14,27 +14,14 @@ it('continues an upload after the platform is killed and started again mid-way, 
   const { access_token } = await tokensFor(platform, 'issuer@demo.test');
   const head = await pdf('Restarted');
   const bytes = Buffer.concat([head, Buffer.from('\n%'), randomBytes(6 * 1024 * 1024)]);
-  const offsets: number[] = [];
-  let restarted: Promise<unknown> | undefined;
-  const { done } = tusUpload(
+  const result = await tusUploadAcrossRestart(
     platform.url,
     access_token,
     bytes,
     { file_type: 'pitch_deck', assetable_type: 'Product', assetable_id: '1', name: 'Deck.pdf' },
-    {
-      chunkSize: 512 * 1024,
-      // The restart takes seconds on a busy machine: the client keeps trying meanwhile.
-      retryDelays: [200, 500, 1000, 2000, 3000, 5000, 5000, 10_000, 10_000, 20_000],
-      onBeforeRequest: (request) => {
-        if (request.getMethod() === 'PATCH') offsets.push(Number(request.getHeader('Upload-Offset')));
-      },
-      onProgress: (sent, total) => {
-        if (!restarted && sent >= total / 2) restarted = child.kill().then(() => child.start());
-      },
-    },
+    { at: 1 / 2, chunkSize: 512 * 1024, restart: () => child.kill().then(() => child.start()) },
   );
-  const result = await done;
-  await restarted;
+  const { offsets } = result;
   const asset = assetEnvelopeSchema.parse(result.body).asset;
   expect(asset.size).toBe(bytes.length);
   // After the restart the client went on from what the platform had kept, not from 0.

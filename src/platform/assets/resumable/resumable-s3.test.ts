@@ -8,7 +8,7 @@ import { pdf, sha256 } from '../../testing/files';
 import { bearer, startPlatform, tokensFor, type TestPlatform } from '../../testing/platform-server';
 import { startRadosGateway, type RadosGateway } from '../../testing/radosgw';
 import { resumableUploadTraces } from '../../testing/stored-files';
-import { tusUpload } from '../../testing/tus-client';
+import { tusUploadAcrossRestart, untilSwept } from '../../testing/tus-client';
 
 /**
  * Resumable uploads with `BLOB_STORE=s3`, on a real S3 server with ListParts (testing/radosgw.ts):
@@ -21,15 +21,7 @@ let s3Env: Record<string, string>;
 
 beforeAll(async () => {
   gateway = await startRadosGateway();
-  s3Env = {
-    BLOB_STORE: 's3',
-    S3_ENDPOINT: gateway.endpoint,
-    S3_REGION: gateway.region,
-    S3_BUCKET: await gateway.createBucket(),
-    S3_ACCESS_KEY_ID: gateway.credentials.accessKeyId,
-    S3_SECRET_ACCESS_KEY: gateway.credentials.secretAccessKey,
-    S3_FORCE_PATH_STYLE: 'true',
-  };
+  s3Env = gateway.platformEnv(await gateway.createBucket());
   child = childPlatformFixture('platform-tus-s3-', s3Env);
 }, 120_000);
 afterAll(async () => {
@@ -43,27 +35,14 @@ it('continues an upload kept in the bucket after the platform is killed mid-way,
   const head = await pdf('Resumed from the bucket');
   // Past @tus/s3-store's 8 MB part: one part complete in the bucket when the platform dies.
   const bytes = Buffer.concat([head, Buffer.from('\n%'), randomBytes(12 * 1024 * 1024)]);
-  const offsets: number[] = [];
-  let restarted: Promise<unknown> | undefined;
-  const { done } = tusUpload(
+  const result = await tusUploadAcrossRestart(
     platform.url,
     access_token,
     bytes,
     { file_type: 'pitch_deck', assetable_type: 'Product', assetable_id: '1', name: 'Deck.pdf' },
-    {
-      chunkSize: 1024 * 1024,
-      // The restart takes seconds on a busy machine: the client keeps trying meanwhile.
-      retryDelays: [200, 500, 1000, 2000, 3000, 5000, 5000, 10_000, 10_000, 20_000],
-      onBeforeRequest: (request) => {
-        if (request.getMethod() === 'PATCH') offsets.push(Number(request.getHeader('Upload-Offset')));
-      },
-      onProgress: (sent, total) => {
-        if (!restarted && sent >= (total * 3) / 4) restarted = child.kill().then(() => child.start());
-      },
-    },
+    { at: 3 / 4, chunkSize: 1024 * 1024, restart: () => child.kill().then(() => child.start()) },
   );
-  const result = await done;
-  await restarted;
+  const { offsets } = result;
   const asset = assetEnvelopeSchema.parse(result.body).asset;
   expect(asset.size).toBe(bytes.length);
   // After the restart the client went on from the offset the bucket gave (ListParts), not from 0.
@@ -107,17 +86,7 @@ it('sweeps an unfinished upload from the bucket once past its Upload-Expires, it
     const url = new URL(created.headers.get('location')!, short.url).href;
     const traces = () => resumableUploadTraces(short, url.split('/').pop()!);
     expect(await traces()).toContain(`${url.split('/').pop()}.part`);
-    // Polled: the sweep runs every tenth of the expiry; a busy machine may take longer.
-    const deadline = Date.now() + 30_000;
-    let status = 0;
-    let left: string[] = [];
-    while (Date.now() < deadline) {
-      status = (await fetch(url, { method: 'HEAD', headers: { ...bearer(token), 'tus-resumable': '1.0.0' } }))
-        .status;
-      left = await traces();
-      if (status === 404 && left.length === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const { status, left } = await untilSwept(url, token, traces);
     expect(status).toBe(404);
     expect(left).toEqual([]);
   } finally {

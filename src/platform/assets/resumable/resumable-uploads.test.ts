@@ -7,7 +7,7 @@ import { multipartBody, pdf, png, sha256 } from '../../testing/files';
 import { bearer, startPlatform, tokensFor, type TestPlatform } from '../../testing/platform-server';
 import { resumableUploadTraces } from '../../testing/stored-files';
 import { startTcpProxy } from '../../testing/tcp-proxy';
-import { tusTestEnv, tusUpload } from '../../testing/tus-client';
+import { tusTestEnv, tusUpload, untilSwept } from '../../testing/tus-client';
 
 let platform: TestPlatform;
 let issuer: string;
@@ -298,16 +298,8 @@ describe('expiry', () => {
     const files = () => traces(idOf(url), short);
     expect((await files()).length).toBeGreaterThan(0);
 
-    // Polled: the sweep runs every tenth of the expiry; a busy machine may take longer.
-    const deadline = Date.now() + 30_000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await fetch(url, { method: 'HEAD', headers: { ...bearer(token), 'tus-resumable': '1.0.0' } }))
-        .status;
-      if (status === 404 && (await files()).length === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const { status, left } = await untilSwept(url, token, files);
     expect(status).toBe(404);
-    expect(await files()).toEqual([]);
+    expect(left).toEqual([]);
   });
 });
