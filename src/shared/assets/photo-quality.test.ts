@@ -43,9 +43,11 @@ const boxBlur = (image: GreyImage, radius: number, both: boolean): GreyImage => 
 };
 
 describe('the pixels the measures run on', () => {
-  it('takes Rec. 601 luma of RGB and RGBA', () => {
+  it('takes Rec. 601 luma of RGB and RGBA, and of BGRX as the browser’s JPEG decoder gives it', () => {
     expect([...rgbToGrey([255, 0, 0, 0, 255, 0, 0, 0, 255], 3, 1, 3)]).toEqual([76, 150, 29]);
     expect([...rgbToGrey([255, 255, 255, 0, 10, 10, 10, 255], 2, 1, 4)]).toEqual([255, 10]);
+    // Red, green, blue, each stored blue first.
+    expect([...rgbToGrey([0, 0, 255, 0, 0, 255, 0, 0, 255, 0, 0, 0], 3, 1, 4, 'bgr')]).toEqual([76, 150, 29]);
   });
 
   it('decodes at the JPEG decoder’s n/8 scale that keeps the long side ≥ 1000, or at the photo’s own size', () => {
