@@ -23,6 +23,12 @@ export interface TusOptions {
 /** Base64 metadata as tus-js-client sends it; values as the form fields of POST /v2/core/assets. */
 export type TusMetadata = Record<string, string>;
 
+/** The `Upload-Metadata` header of `metadata`, for tests that speak tus by hand: `key base64,…`. */
+export const uploadMetadataHeader = (metadata: TusMetadata): string =>
+  Object.entries(metadata)
+    .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
+    .join(',');
+
 /**
  * Uploads `bytes` with tus-js-client in Node, as the web app does in the browser; resolves with the
  * final answer (status and body), rejects with tus-js-client's error.

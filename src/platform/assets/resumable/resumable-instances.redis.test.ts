@@ -7,6 +7,7 @@ import { bearer, startPlatform, tokensFor, type TestPlatform } from '../../testi
 import { startRadosGateway, type RadosGateway } from '../../testing/radosgw';
 import { testRedisEnv } from '../../testing/redis';
 import { resumableUploadTraces } from '../../testing/stored-files';
+import { uploadMetadataHeader } from '../../testing/tus-client';
 
 /**
  * Two instances of one platform on one bucket (a real S3 server, testing/radosgw.ts), one database
@@ -35,14 +36,12 @@ afterAll(async () => {
 });
 
 const tus = { 'tus-resumable': '1.0.0' };
-const metadata = Object.entries({
+const metadata = uploadMetadataHeader({
   file_type: 'pitch_deck',
   assetable_type: 'Product',
   assetable_id: '1',
   name: 'Deck.pdf',
-})
-  .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
-  .join(',');
+});
 
 async function create(on: TestPlatform, length: number) {
   const created = await fetch(`${on.url}${resumableUploadsPath}`, {

@@ -8,7 +8,7 @@ import { pdf, sha256 } from '../../testing/files';
 import { bearer, startPlatform, tokensFor, type TestPlatform } from '../../testing/platform-server';
 import { startRadosGateway, type RadosGateway } from '../../testing/radosgw';
 import { resumableUploadTraces } from '../../testing/stored-files';
-import { tusUploadAcrossRestart, untilSwept } from '../../testing/tus-client';
+import { tusUploadAcrossRestart, untilSwept, uploadMetadataHeader } from '../../testing/tus-client';
 
 /**
  * Resumable uploads with `BLOB_STORE=s3`, on a real S3 server with ListParts (testing/radosgw.ts):
@@ -74,9 +74,7 @@ it('sweeps an unfinished upload from the bucket once past its Upload-Expires, it
         ...bearer(token),
         'tus-resumable': '1.0.0',
         'upload-length': '2000',
-        'upload-metadata': Object.entries(metadata)
-          .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
-          .join(','),
+        'upload-metadata': uploadMetadataHeader(metadata),
         'content-type': 'application/offset+octet-stream',
       },
       // Fewer bytes than a part: @tus/s3-store keeps them as an incomplete part, `<id>.part`.

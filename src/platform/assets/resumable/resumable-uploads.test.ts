@@ -7,7 +7,7 @@ import { multipartBody, pdf, png, sha256 } from '../../testing/files';
 import { bearer, startPlatform, tokensFor, type TestPlatform } from '../../testing/platform-server';
 import { resumableUploadTraces } from '../../testing/stored-files';
 import { startTcpProxy } from '../../testing/tcp-proxy';
-import { tusTestEnv, tusUpload, untilSwept } from '../../testing/tus-client';
+import { tusTestEnv, tusUpload, untilSwept, uploadMetadataHeader } from '../../testing/tus-client';
 
 let platform: TestPlatform;
 let issuer: string;
@@ -27,11 +27,6 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 
-const b64 = (value: string) => Buffer.from(value).toString('base64');
-const metadataHeader = (fields: Record<string, string>) =>
-  Object.entries(fields)
-    .map(([key, value]) => `${key} ${b64(value)}`)
-    .join(',');
 const deckFields = () => ({
   file_type: 'pitch_deck',
   assetable_type: 'Product',
@@ -52,7 +47,7 @@ const create = (token: string | undefined, fields: Record<string, string>, lengt
       ...(token ? bearer(token) : {}),
       'tus-resumable': '1.0.0',
       'upload-length': String(length),
-      'upload-metadata': metadataHeader(fields),
+      'upload-metadata': uploadMetadataHeader(fields),
       ...extra,
     },
   });
@@ -285,7 +280,7 @@ describe('expiry', () => {
         ...bearer(token),
         'tus-resumable': '1.0.0',
         'upload-length': '2000',
-        'upload-metadata': metadataHeader(deckFields()),
+        'upload-metadata': uploadMetadataHeader(deckFields()),
         'content-type': 'application/offset+octet-stream',
       },
       body: new Uint8Array((await pdf('Half')).subarray(0, 300)),
