@@ -2,6 +2,7 @@ import type { FileList } from '../../../lib/file-lists';
 import { lazy, Suspense } from 'react';
 import { slotHint, type FileTypeInfo } from '../../../../shared/assets/file-types';
 import type { EntityRef, StoredFile } from '../../../lib/platform/model';
+import { Loading } from '../../../components/ui/status';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { inUseAndEarlier } from '../single-file';
 import { useSlotTarget } from '../slot-targets';
@@ -65,7 +66,7 @@ export function AssetSlot(props: AssetSlotProps) {
   };
   const crops = useCropQueue(startUpload);
 
-  const { refusals, notes, accept } = useChosenFiles(fileType, startUpload, crops.add, canEdit);
+  const { refusals, notes, checking, accept } = useChosenFiles(fileType, startUpload, crops.add, canEdit);
   useSlotTarget({ fileType, accept: (files) => void accept(files) }, canEdit);
 
   /** "Retake / Choose another": this photo is dropped and the new ones take its place in the queue. */
@@ -97,6 +98,12 @@ export function AssetSlot(props: AssetSlotProps) {
           {/* After the upload control: the next stop from where focus goes once a file is deleted. */}
           <DeleteNotices entity={entity} fileType={fileType.fileType} list={list} />
           {compact && <FoldedRules fileType={fileType} />}
+          {/* Shown only when the check takes a while (styles.css): a quick one does not flash. */}
+          {checking && (
+            <div className="appears-late">
+              <Loading label="Checking the photo…" />
+            </div>
+          )}
           <MessageList lines={notes} className="notes" role="status" />
           <PhotoWarningStep
             current={crops.current}

@@ -30,6 +30,8 @@ export function useChosenFiles(
   const [refusals, setRefusals] = useState<string[]>([]);
   // Lines that are no refusal: a photo the browser could not check goes up all the same.
   const [notes, setNotes] = useState<string[]>([]);
+  // A photo being checked: a 100 MP one takes most of a second on a phone, long enough to say so.
+  const [checking, setChecking] = useState(false);
 
   async function accept(chosen: File[]) {
     if (fileType.documentType !== 'image') {
@@ -39,11 +41,12 @@ export function useChosenFiles(
       setNotes([]);
       return;
     }
-    const sorted = await sortImages(chosen, fileType, photoChecker);
+    setChecking(checksPhotos);
+    const sorted = await sortImages(chosen, fileType, photoChecker).finally(() => setChecking(false));
     setRefusals(sorted.refusals);
     setNotes(sorted.notes);
     queueImages(sorted.images);
   }
 
-  return { refusals, notes, accept };
+  return { refusals, notes, checking, accept };
 }

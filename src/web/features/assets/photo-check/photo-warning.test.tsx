@@ -171,6 +171,19 @@ describe('the photo check before a licence is uploaded (issue 31)', () => {
     expect(screen.queryByText(/hard to read/)).toBeNull();
   });
 
+  it('says the photo is being checked while the check runs (a 100 MP photo takes most of a second on a phone)', async () => {
+    let answer!: (verdict: PhotoVerdict) => void;
+    renderLicenceSlot({ check: () => new Promise((resolve) => (answer = resolve)) });
+    const user = userEvent.setup();
+    await user.upload(await screen.findByTestId('input-drivers_license'), photo('huge.jpg'));
+
+    const waiting = await screen.findByText('Checking the photo…');
+    expect(waiting.closest('[role="status"]')).not.toBeNull();
+    answer(quality(['blurry']));
+    await screen.findByRole('heading', { name: 'This photo may be hard to read' });
+    expect(screen.queryByText('Checking the photo…')).toBeNull();
+  });
+
   it('a photo the browser cannot check goes up all the same, with a line saying so', async () => {
     const sent = uploads();
     const { checker } = fakeChecker({ 'photo.heic.jpg': { kind: 'skipped', reason: 'no decoder' } });
