@@ -9,10 +9,11 @@
  * `change` event to the app's `photo-check` performance mark. The phone is this machine four times
  * slower in every thread, as W4's: phone = 4 × the time measured unthrottled. Not CDP's throttling:
  * it slows the page's own thread only, not a Web Worker (a busy loop takes the same time in one at
- * rate 1 and 4), and "throttled wall + 3 × the worker's time" counts twice whatever the worker does
- * while the page works, which the check does since the worker reads the photo's size itself. The
- * worker's own time, which the mark carries, is shown beside. The photo passes the check, so the crop
- * dialog opens; nothing is uploaded.
+ * rate 1 and 4); "throttled wall + 3 × the worker's time" counts twice whatever the worker does while
+ * the page works, and the throttled page held the worker back besides (the same code read 2.11 that
+ * way, 1.66 this way). The worker's own time, which the mark carries, is shown beside, and the JPEG
+ * decode alone (`decodeAlone`). The photo passes the check, so the crop dialog opens; nothing is
+ * uploaded.
  *
  * W5h: the same for a 100 MP licence (10 000 × 10 000, the catalog's largest image; S12's file, so
  * both sides' figures are of the same bytes), in the same rounds, against the same 500 ms ("bad

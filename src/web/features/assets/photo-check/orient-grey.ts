@@ -14,19 +14,25 @@ export function orientGrey(image: GreyImage, rotation: number, flip: boolean): G
   const sideways = turns % 2 === 1;
   const outW = sideways ? height : width;
   const outH = sideways ? width : height;
+  // Where source pixel (x, y) lands: after the clockwise turns, then after the mirror.
+  const landing = (x: number, y: number) => {
+    let u = x;
+    let v = y;
+    if (turns === 1) [u, v] = [height - 1 - y, x];
+    else if (turns === 2) [u, v] = [width - 1 - x, height - 1 - y];
+    else if (turns === 3) [u, v] = [y, width - 1 - x];
+    if (flip) u = outW - 1 - u;
+    return v * outW + u;
+  };
+  // Turns and mirrors are linear, so the landing index steps by fixed amounts along x and along y.
+  const start = landing(0, 0);
+  const stepX = landing(1, 0) - start;
+  const stepY = landing(0, 1) - start;
   const out = new Uint8Array(data.length);
   for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      // Where source pixel (x, y) lands after the clockwise turns…
-      let u = x;
-      let v = y;
-      if (turns === 1) [u, v] = [height - 1 - y, x];
-      else if (turns === 2) [u, v] = [width - 1 - x, height - 1 - y];
-      else if (turns === 3) [u, v] = [y, width - 1 - x];
-      // …and after the mirror.
-      if (flip) u = outW - 1 - u;
-      out[v * outW + u] = data[y * width + x]!;
-    }
+    const row = y * width;
+    const target = start + y * stepY;
+    for (let x = 0; x < width; x++) out[target + x * stepX] = data[row + x]!;
   }
   return { data: out, width: outW, height: outH };
 }

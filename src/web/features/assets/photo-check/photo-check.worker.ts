@@ -33,7 +33,7 @@ async function decodeScaledJpeg(file: File, size: Size): Promise<GreyImage | nul
       width: frame.codedWidth,
       height: frame.codedHeight,
     };
-    // Chromium has both since 2024; the DOM types of TypeScript not yet.
+    // Chromium reports both; TypeScript's DOM types do not have them yet.
     const { rotation = 0, flip = false } = frame as VideoFrame & { rotation?: number; flip?: boolean };
     const upright = orientGrey(stored, rotation, flip);
     // A decoder that took another scale than n/8 asked: the canvas resizes to ours.
