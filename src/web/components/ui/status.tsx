@@ -1,9 +1,12 @@
 import type { ReactNode } from 'react';
 
-/** A wait the user can see and a screen reader announces. */
-export function Loading({ label }: { label: string }) {
+/**
+ * A wait the user can see and a screen reader announces. `late`: shown only once it has lasted 300 ms
+ * (styles.css), for waits that are usually too short to mention.
+ */
+export function Loading({ label, late = false }: { label: string; late?: boolean }) {
   return (
-    <p className="status" role="status">
+    <p className={late ? 'status appears-late' : 'status'} role="status">
       <span className="spinner" aria-hidden="true" /> {label}
     </p>
   );

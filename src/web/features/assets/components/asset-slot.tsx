@@ -2,14 +2,13 @@ import type { FileList } from '../../../lib/file-lists';
 import { lazy, Suspense } from 'react';
 import { slotHint, type FileTypeInfo } from '../../../../shared/assets/file-types';
 import type { EntityRef, StoredFile } from '../../../lib/platform/model';
-import { Loading } from '../../../components/ui/status';
 import { deleteKey, waitingDeletes } from '../pending-deletes';
 import { inUseAndEarlier } from '../single-file';
 import { useSlotTarget } from '../slot-targets';
 import { DeleteNotices } from './delete-notices';
 import { DropAreaPlaceholder } from './drop-area-placeholder';
 import { SideChoice, useNextSide } from './licence-side';
-import { MessageList } from './message-list';
+import { ChosenFilesLines } from './chosen-files-lines';
 import { CropStep, PhotoWarningStep } from './pending-image-dialogs';
 import { SlotFiles } from './slot-files';
 import { UnfinishedUploads } from './unfinished-uploads';
@@ -66,7 +65,7 @@ export function AssetSlot(props: AssetSlotProps) {
   };
   const crops = useCropQueue(startUpload);
 
-  const { refusals, notes, checking, accept } = useChosenFiles(fileType, startUpload, crops.add, canEdit);
+  const { accept, ...chosen } = useChosenFiles(fileType, startUpload, crops.add, canEdit);
   useSlotTarget({ fileType, accept: (files) => void accept(files) }, canEdit);
 
   /** "Retake / Choose another": this photo is dropped and the new ones take its place in the queue. */
@@ -98,20 +97,13 @@ export function AssetSlot(props: AssetSlotProps) {
           {/* After the upload control: the next stop from where focus goes once a file is deleted. */}
           <DeleteNotices entity={entity} fileType={fileType.fileType} list={list} />
           {compact && <FoldedRules fileType={fileType} />}
-          {/* Shown only when the check takes a while (styles.css): a quick one does not flash. */}
-          {checking && (
-            <div className="appears-late">
-              <Loading label="Checking the photo…" />
-            </div>
-          )}
-          <MessageList lines={notes} className="notes" role="status" />
+          <ChosenFilesLines {...chosen} />
           <PhotoWarningStep
             current={crops.current}
             fileType={fileType}
             onRetake={retake}
             onUseAnyway={crops.goOnAnyway}
           />
-          <MessageList lines={refusals} className="refusals" role="alert" />
           <UnfinishedUploads uploads={uploads} headingId={headingId} />
           <UploadList uploads={uploads} />
         </>
