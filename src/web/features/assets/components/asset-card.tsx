@@ -11,6 +11,7 @@ import { useDeleteLater } from '../api/asset-queries';
 import { viewableAs } from '../viewable';
 import { CardActions } from './card-actions';
 import { focusAfterRemoving } from './card-focus';
+import { CropDialogOnDemand } from './crop-dialog-on-demand';
 import { ChangeNotSaved } from './change-not-saved';
 import { FilePreview } from './file-preview';
 import { FilePrivacy } from './file-privacy';
@@ -20,7 +21,6 @@ import { useFileChange } from './use-file-change';
 
 export { focusCard } from './card-focus';
 
-const CropDialog = lazy(() => import('./crop-dialog'));
 const loadFileViewer = () => import('./file-viewer');
 const FileViewer = lazy(loadFileViewer);
 
@@ -133,17 +133,15 @@ export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
         </Suspense>
       )}
       {crop.source && cropAspect && (
-        <Suspense fallback={null}>
-          <CropDialog
-            src={crop.source}
-            fileName={file.name}
-            aspect={cropAspect}
-            initial={file.crop}
-            saveLabel="Save crop"
-            onCancel={crop.cancel}
-            onSave={crop.save}
-          />
-        </Suspense>
+        <CropDialogOnDemand
+          src={crop.source}
+          fileName={file.name}
+          aspect={cropAspect}
+          initial={file.crop}
+          saveLabel="Save crop"
+          onCancel={crop.cancel}
+          onSave={crop.save}
+        />
       )}
     </li>
   );

@@ -115,7 +115,7 @@ interface Size {
   height: number;
 }
 
-interface CropDialogProps {
+export interface CropDialogProps {
   src: string;
   fileName: string;
   aspect: CropAspect;

@@ -2,9 +2,9 @@ import { lazy, Suspense } from 'react';
 import type { Crop } from '../../../../shared/assets/crop';
 import type { FileTypeInfo } from '../../../../shared/assets/file-types';
 import type { PendingImage } from './chosen-files';
+import { CropDialogOnDemand } from './crop-dialog-on-demand';
 import { unansweredIssues } from './use-crop-queue';
 
-const CropDialog = lazy(() => import('./crop-dialog'));
 // Only when a photo has a problem: most uploads never load it.
 const PhotoWarning = lazy(() => import('../photo-check/photo-warning'));
 
@@ -59,19 +59,17 @@ export function CropStep({
 }) {
   if (!current || !fileType.cropAspect || unansweredIssues(current).length > 0) return null;
   return (
-    <Suspense fallback={null}>
-      <CropDialog
-        key={current.url}
-        src={current.url}
-        fileName={current.file.name}
-        aspect={fileType.cropAspect}
-        saveLabel={replacing ? 'Crop and replace' : 'Crop and upload'}
-        batch={batch}
-        onSkipRest={onSkipRest}
-        onCancel={() => onFinish(undefined)}
-        onSave={onFinish}
-        returnFocus={() => document.getElementById(headingId)}
-      />
-    </Suspense>
+    <CropDialogOnDemand
+      key={current.url}
+      src={current.url}
+      fileName={current.file.name}
+      aspect={fileType.cropAspect}
+      saveLabel={replacing ? 'Crop and replace' : 'Crop and upload'}
+      batch={batch}
+      onSkipRest={onSkipRest}
+      onCancel={() => onFinish(undefined)}
+      onSave={onFinish}
+      returnFocus={() => document.getElementById(headingId)}
+    />
   );
 }

@@ -3,6 +3,7 @@ import type { FileTypeInfo } from '../../../../shared/assets/file-types';
 import { isPhotoChecked } from '../../../../shared/assets/photo-quality';
 import { PhotoCheckerContext } from '../photo-check/photo-checker';
 import { sortDocuments, sortImages, type PendingImage } from './chosen-files';
+import { loadCropDialog } from './crop-dialog-on-demand';
 
 /**
  * The way into a slot for files chosen or dropped: each is checked before a byte is sent; documents
@@ -41,8 +42,12 @@ export function useChosenFiles(
       setNotes([]);
       return;
     }
+    // The crop dialog comes next: its code loads while the images are read and checked, not after,
+    // and the dialog opens once it is in (then without waiting on React's Suspense).
+    const cropCode = fileType.cropAspect ? loadCropDialog().catch(() => undefined) : undefined;
     setChecking(checksPhotos);
     const sorted = await sortImages(chosen, fileType, photoChecker).finally(() => setChecking(false));
+    await cropCode;
     setRefusals(sorted.refusals);
     setNotes(sorted.notes);
     queueImages(sorted.images);
