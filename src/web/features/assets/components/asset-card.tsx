@@ -11,7 +11,7 @@ import { useDeleteLater } from '../api/asset-queries';
 import { viewableAs } from '../viewable';
 import { CardActions } from './card-actions';
 import { focusAfterRemoving } from './card-focus';
-import { CropDialogOnDemand } from './crop-dialog-on-demand';
+import { cropDialog } from './dialogs-on-demand';
 import { ChangeNotSaved } from './change-not-saved';
 import { FilePreview } from './file-preview';
 import { FilePrivacy } from './file-privacy';
@@ -133,7 +133,7 @@ export const AssetCard = memo(function AssetCard(props: AssetCardProps) {
         </Suspense>
       )}
       {crop.source && cropAspect && (
-        <CropDialogOnDemand
+        <cropDialog.Component
           src={crop.source}
           fileName={file.name}
           aspect={cropAspect}

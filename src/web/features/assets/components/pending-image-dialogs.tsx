@@ -1,12 +1,8 @@
-import { lazy, Suspense } from 'react';
 import type { Crop } from '../../../../shared/assets/crop';
 import type { FileTypeInfo } from '../../../../shared/assets/file-types';
 import type { PendingImage } from './chosen-files';
-import { CropDialogOnDemand } from './crop-dialog-on-demand';
+import { cropDialog, photoWarning } from './dialogs-on-demand';
 import { unansweredIssues } from './use-crop-queue';
-
-// Only when a photo has a problem: most uploads never load it.
-const PhotoWarning = lazy(() => import('../photo-check/photo-warning'));
 
 /** The photo check's warning about the image at the head of the queue, while it is unanswered. */
 export function PhotoWarningStep({
@@ -22,17 +18,15 @@ export function PhotoWarningStep({
 }) {
   if (!current || unansweredIssues(current).length === 0) return null;
   return (
-    <Suspense fallback={null}>
-      <PhotoWarning
-        key={current.url}
-        src={current.url}
-        fileName={current.file.name}
-        issues={unansweredIssues(current)}
-        document={fileType.fileType === 'utility_bill' ? 'bill' : 'licence'}
-        onRetake={onRetake}
-        onUseAnyway={onUseAnyway}
-      />
-    </Suspense>
+    <photoWarning.Component
+      key={current.url}
+      src={current.url}
+      fileName={current.file.name}
+      issues={unansweredIssues(current)}
+      document={fileType.fileType === 'utility_bill' ? 'bill' : 'licence'}
+      onRetake={onRetake}
+      onUseAnyway={onUseAnyway}
+    />
   );
 }
 
@@ -59,7 +53,7 @@ export function CropStep({
 }) {
   if (!current || !fileType.cropAspect || unansweredIssues(current).length > 0) return null;
   return (
-    <CropDialogOnDemand
+    <cropDialog.Component
       key={current.url}
       src={current.url}
       fileName={current.file.name}

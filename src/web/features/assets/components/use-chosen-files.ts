@@ -3,7 +3,8 @@ import type { FileTypeInfo } from '../../../../shared/assets/file-types';
 import { isPhotoChecked } from '../../../../shared/assets/photo-quality';
 import { PhotoCheckerContext } from '../photo-check/photo-checker';
 import { sortDocuments, sortImages, type PendingImage } from './chosen-files';
-import { loadCropDialog } from './crop-dialog-on-demand';
+import { cropDialog, photoWarning } from './dialogs-on-demand';
+import { unansweredIssues } from './use-crop-queue';
 
 /**
  * The way into a slot for files chosen or dropped: each is checked before a byte is sent; documents
@@ -43,11 +44,13 @@ export function useChosenFiles(
       return;
     }
     // The crop dialog comes next: its code loads while the images are read and checked, not after,
-    // and the dialog opens once it is in (then without waiting on React's Suspense).
-    const cropCode = fileType.cropAspect ? loadCropDialog().catch(() => undefined) : undefined;
+    // and the dialog opens once it is in. A failed load is left to the dialog's own (lazy) attempt.
+    const cropCode = fileType.cropAspect ? cropDialog.preload().catch(() => undefined) : undefined;
     setChecking(checksPhotos);
     const sorted = await sortImages(chosen, fileType, photoChecker).finally(() => setChecking(false));
-    await cropCode;
+    // The photo warning comes first where the check found something; only then is its code fetched.
+    const warns = sorted.images.some((image) => unansweredIssues(image).length > 0);
+    await Promise.all([cropCode, warns ? photoWarning.preload().catch(() => undefined) : undefined]);
     setRefusals(sorted.refusals);
     setNotes(sorted.notes);
     queueImages(sorted.images);
